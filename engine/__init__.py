@@ -1,0 +1,1 @@
+"""slotwise engine: pure logic (rules, estimator, solver, BOM). Never imports Textual."""

@@ -1,0 +1,81 @@
+"""What the engine says about a build: findings (with fixes) and budgets."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.edits import EditOp
+
+Severity = Literal["error", "warning", "info"]
+SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+
+
+class Finding(BaseModel):
+    """One thing the engine found. ``rule`` is a stable id like ``power.redundancy``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rule: str
+    severity: Severity
+    message: str
+    parts: tuple[str, ...] = ()
+    slots: tuple[str, ...] = ()
+    fix: str | None = Field(None, description="what to do, in words")
+    edit: tuple[EditOp, ...] = Field((), description="the fix as edits the UI can apply")
+
+
+class Budget(BaseModel):
+    """A used/available figure: lanes per root, watts, BTU/h, GPU memory, hours..."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    used: float
+    available: float | None
+    unit: str
+    group: str = ""
+    detail: str = ""
+    # Optional stacked breakdown of `used`, e.g. weights / optimizer / activations / KV cache.
+    parts: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def over(self) -> bool:
+        return self.available is not None and self.used > self.available
+
+    @property
+    def ratio(self) -> float | None:
+        if not self.available:
+            return None
+        return self.used / self.available
+
+
+class Report(BaseModel):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    findings: tuple[Finding, ...] = ()
+    budgets: tuple[Budget, ...] = ()
+    # The estimator's result when the build has a workload (engine.estimate types), else None.
+    estimate: object | None = None
+
+    def of(self, severity: Severity) -> list[Finding]:
+        return [f for f in self.findings if f.severity == severity]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "warning")
+
+    def rules(self) -> set[str]:
+        return {f.rule for f in self.findings}
+
+    def budget(self, name: str) -> Budget | None:
+        return next((b for b in self.budgets if b.name == name), None)
+
+
+def sort_findings(findings: list[Finding]) -> tuple[Finding, ...]:
+    return tuple(sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.rule, f.slots)))

@@ -1,0 +1,110 @@
+"""The customer's workload: what they want to run on the build (see shared CLI.md, workload flags)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
+Precision = Literal["bf16", "fp16", "fp32", "fp8"]
+Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
+Offload = Literal["none", "optimizer", "params"]
+Parallel = Literal["ddp", "zero1", "zero2", "zero3"]
+
+LORA_TARGET_SETS: dict[str, tuple[str, ...]] = {
+    "qv": ("q", "v"),
+    "attn": ("q", "k", "v", "o"),
+    "all-linear": ("q", "k", "v", "o", "gate", "up", "down"),
+}
+LORA_MODULES = ("q", "k", "v", "o", "gate", "up", "down")
+
+
+class Workload(BaseModel):
+    """Immutable description of a training or inference job.
+
+    Exactly one of ``model`` (a preset id from parts/data/models.toml), ``config`` (a config.json
+    path or a Hugging Face id) or ``arch`` (architecture numbers as in a config.json) names the
+    model.  ``None`` for an optional knob means "the default for this method" (CLI.md).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None = None
+    config: str | None = None
+    arch: dict[str, int | float | bool | str] | None = None
+    method: Method = "inference"
+    precision: Precision = "bf16"
+    optimizer: Optimizer = "adamw"
+    offload: Offload = "none"
+    seq_len: int = Field(2048, ge=1)
+    micro_batch: int = Field(1, ge=1)
+    grad_checkpointing: bool | None = None
+    lora_rank: int = Field(16, ge=1)
+    lora_targets: tuple[str, ...] = LORA_TARGET_SETS["all-linear"]
+    parallel: Parallel | None = None
+    tp: int = Field(1, ge=1)
+    tokens: float | None = Field(None, gt=0)
+    target_days: float | None = Field(None, gt=0)
+    mfu: float | None = Field(None, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> Workload:
+        named = [x for x in (self.model, self.config, self.arch) if x]
+        if len(named) > 1:
+            raise ValueError("give only one of model, config or arch")
+        bad = [t for t in self.lora_targets if t not in LORA_MODULES]
+        if bad:
+            raise ValueError(
+                f"unknown LoRA target(s) {', '.join(bad)}; use {', '.join(LORA_MODULES)}"
+            )
+        return self
+
+    @property
+    def training(self) -> bool:
+        return self.method != "inference"
+
+    @property
+    def checkpointing(self) -> bool:
+        """Activation recompute: on for training unless explicitly disabled."""
+        if self.grad_checkpointing is None:
+            return self.training
+        return self.grad_checkpointing
+
+    def parallel_for(self, gpus: int) -> Parallel:
+        if self.parallel is not None:
+            return self.parallel
+        return "zero3" if gpus > 1 else "ddp"
+
+
+def parse_lora_targets(text: str) -> tuple[str, ...]:
+    """``qv`` / ``attn`` / ``all-linear`` or a comma list of q,k,v,o,gate,up,down."""
+    text = text.strip()
+    if text in LORA_TARGET_SETS:
+        return LORA_TARGET_SETS[text]
+    items = tuple(t.strip() for t in text.split(",") if t.strip())
+    bad = [t for t in items if t not in LORA_MODULES]
+    if bad or not items:
+        raise ValueError(
+            f"--lora-targets {text!r}: use qv, attn, all-linear or a comma list of "
+            + ",".join(LORA_MODULES)
+        )
+    return items
+
+
+_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def parse_count(text: str) -> float:
+    """'1T' -> 1e12, '300B' -> 3e11, '2.5M' -> 2.5e6, '1000' -> 1000."""
+    t = text.strip().replace("_", "").replace(",", "")
+    if not t:
+        raise ValueError("empty number")
+    mult = 1.0
+    if t[-1].lower() in _SUFFIX:
+        mult = _SUFFIX[t[-1].lower()]
+        t = t[:-1]
+    value = float(t) * mult
+    if value <= 0:
+        raise ValueError(f"{text!r} must be positive")
+    return value

@@ -1,0 +1,1 @@
+"""slotwise parts catalog: schema, loader and bundled data. Never imports Textual."""

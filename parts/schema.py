@@ -1,0 +1,266 @@
+"""Catalog schema: frozen pydantic models for every part kind and for LLM model presets.
+
+Every record carries ``source`` (the datasheet or product page a figure comes from) and
+``confidence`` (A = vendor document or verbatim copy, B = careful third party naming its vendor
+sources, C = secondary / inferred).  A figure that could not be verified is ``None``: the engine
+reports it as unknown rather than guessing.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+Confidence = Literal["A", "B", "C"]
+NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+PART_KINDS = (
+    "chassis",
+    "gpu",
+    "baseboard",
+    "bridge",
+    "cpu",
+    "dimm",
+    "nic",
+    "drive",
+    "psu",
+    "model",
+)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Record(_Frozen):
+    """Fields shared by every catalog record."""
+
+    sku: NonEmpty
+    name: NonEmpty
+    source: NonEmpty = Field(description="Datasheet / product page URL the figures come from")
+    confidence: Confidence = "A"
+    notes: str | None = None
+    # Extra sources for individual figures, e.g. {"tdp_w": "https://..."}.
+    field_sources: dict[str, str] = Field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- chassis
+
+
+class Root(_Frozen):
+    """A PCIe root: a CPU socket's root complex or a PCIe switch hanging off one."""
+
+    id: NonEmpty
+    kind: Literal["cpu", "switch"]
+    label: str = ""
+    socket: int = Field(ge=1, description="CPU socket (1-based) this root belongs to")
+    parent: str | None = Field(None, description="for a switch: the root its upstream port uses")
+    lanes: int | None = Field(None, ge=1, description="downstream lanes the root can serve")
+    upstream_lanes: int | None = Field(None, ge=1, description="switch uplink width")
+    gen: int | None = Field(None, ge=3, le=6)
+
+
+class Slot(_Frozen):
+    id: NonEmpty
+    label: NonEmpty = Field(description="label as the manual prints it")
+    root: NonEmpty
+    gen: int = Field(ge=3, le=6)
+    lanes: int = Field(ge=1, le=16, description="electrical lanes")
+    mechanical: int = Field(16, ge=1, le=16)
+    full_height: bool = True
+    full_length: bool = True
+    double_width: bool = Field(True, description="a double-width card fits here")
+    covers: str | None = Field(None, description="neighbour slot a double-width card blocks")
+    requires_socket: int | None = Field(None, ge=1, description="slot is dead without this CPU")
+    purpose: Literal["gpu", "nic", "any"] = "any"
+
+
+class DriveBay(_Frozen):
+    id: NonEmpty
+    count: int = Field(ge=1)
+    form_factor: Literal["2.5in", "3.5in", "E1.S", "E3.S", "M.2"]
+    interfaces: tuple[Literal["nvme", "sata", "sas"], ...]
+    note: str | None = None
+
+
+class Chassis(Record):
+    kind: Literal["chassis"] = "chassis"
+    family: Literal["X13", "X14", "H13", "H14"]
+    form_factor_u: int | None = Field(None, ge=1, le=10)
+    gpu_form: Literal["pcie", "sxm"]
+    max_gpus: int | None = Field(None, ge=0)
+    cpu_sockets: int = Field(ge=1, le=2)
+    cpu_max_tdp_w: int | None = Field(None, ge=1)
+    cpu_skus: tuple[str, ...] = ()
+    dimm_slots: int | None = Field(None, ge=0)
+    dimm_skus: tuple[str, ...] = ()
+    gpu_skus: tuple[str, ...] = Field((), description="GPUs the vendor lists as supported")
+    baseboard_skus: tuple[str, ...] = ()
+    psu_bays: int | None = Field(None, ge=1)
+    psu_skus: tuple[str, ...] = ()
+    psu_default_count: int | None = Field(None, ge=1)
+    fans: int | None = Field(None, ge=0)
+    cooling: Literal["air", "liquid", "air_or_liquid"] = "air"
+    max_gpu_tdp_air_w: int | None = Field(None, ge=1)
+    max_ambient_c: float | None = None
+    drive_bays: tuple[DriveBay, ...] = ()
+    roots: tuple[Root, ...] = ()
+    slots: tuple[Slot, ...] = ()
+    nvlink_groups: tuple[tuple[str, ...], ...] = Field(
+        (), description="slot groups a bridge may join: pairs (2-way) or quads (4-way)"
+    )
+    topology_confidence: Confidence | None = None
+    topology_note: str | None = None
+    system_overhead_w: int | None = Field(
+        None, description="fans, board, BMC at full load, when the vendor publishes it"
+    )
+
+
+# --------------------------------------------------------------------------- GPUs
+
+
+class Gpu(Record):
+    kind: Literal["gpu"] = "gpu"
+    memory_gb: float = Field(gt=0)
+    memory_type: str | None = None
+    memory_bw_gbs: float | None = Field(None, gt=0)
+    tdp_w: int | None = Field(None, gt=0, description="max configurable TDP")
+    form: Literal["pcie", "sxm"]
+    width_slots: int | None = Field(None, ge=1, le=4)
+    length: Literal["FHFL", "FHHL", "HHHL", "LP", "SXM"] | None = None
+    cooling: Literal["passive", "blower", "open_air", "liquid", "sxm"] | None = None
+    pcie_gen: int | None = Field(None, ge=3, le=6)
+    pcie_lanes: int | None = Field(None, ge=1, le=16)
+    nvlink: Literal["none", "bridge", "nvswitch"] | None = None
+    nvlink_bw_gbs: float | None = None
+    bridges_per_pair: int | None = Field(None, ge=1)
+    bf16_tflops_dense: float | None = Field(None, gt=0)
+    fp8_tflops_dense: float | None = Field(None, gt=0)
+    fp32_tflops: float | None = Field(None, gt=0)
+    datacenter: bool = True
+    ecc: bool | None = None
+
+
+class Baseboard(Record):
+    """An HGX baseboard: the GPUs, NVSwitches and their power as one field-replaceable unit."""
+
+    kind: Literal["baseboard"] = "baseboard"
+    gpu_sku: NonEmpty
+    gpu_count: int = Field(ge=1)
+    nvswitch_count: int | None = None
+    liquid_only: bool = False
+    board_power_w: int | None = Field(None, description="beyond the GPUs' TDP (NVSwitch, retimers)")
+
+
+class Bridge(Record):
+    kind: Literal["bridge"] = "bridge"
+    gpu_skus: tuple[str, ...]
+    ways: Literal[2, 4]
+    per_group: int = Field(1, ge=1, description="bridges a GPU pair/quad needs")
+    bw_gbs: float | None = None
+
+
+# --------------------------------------------------------------------------- platform
+
+
+class Cpu(Record):
+    kind: Literal["cpu"] = "cpu"
+    family: str
+    socket: str
+    cores: int | None = Field(None, ge=1)
+    tdp_w: int | None = Field(None, ge=1)
+    pcie_lanes: int | None = Field(None, ge=1)
+    pcie_gen: int | None = None
+    memory_channels: int | None = Field(None, ge=1)
+    memory_mts_1dpc: int | None = None
+    memory_mts_2dpc: int | None = None
+    max_sockets: int | None = Field(None, ge=1)
+
+
+class Dimm(Record):
+    kind: Literal["dimm"] = "dimm"
+    capacity_gb: int = Field(gt=0)
+    type: Literal["DDR5 RDIMM", "DDR5 MRDIMM", "DDR4 RDIMM"]
+    speed_mts: int = Field(gt=0)
+    power_w: float | None = None
+
+
+class Nic(Record):
+    kind: Literal["nic"] = "nic"
+    family: str
+    role: Literal["nic", "dpu", "supernic"] = "nic"
+    ports: int = Field(ge=1)
+    port_gbps: int = Field(gt=0)
+    pcie_gen: int | None = None
+    pcie_lanes: int | None = Field(None, ge=1, le=16)
+    form: Literal["HHHL", "FHHL", "OCP3", "FHFL"] | None = None
+    width_slots: int = 1
+    power_w: float | None = None
+
+
+class Drive(Record):
+    kind: Literal["drive"] = "drive"
+    form_factor: Literal["2.5in", "3.5in", "E1.S", "E3.S", "M.2"]
+    interface: Literal["nvme", "sata", "sas"]
+    capacity_tb: float = Field(gt=0)
+    power_w: float | None = None
+
+
+class Psu(Record):
+    kind: Literal["psu"] = "psu"
+    watts_high_line: int = Field(gt=0, description="output at 200-240 V AC")
+    watts_low_line: int | None = Field(None, gt=0, description="output at 100-127 V AC")
+    efficiency: str | None = None
+
+
+# --------------------------------------------------------------------------- LLM presets
+
+
+class ModelPreset(Record):
+    """Architecture fields as in the model's config.json (names follow Hugging Face)."""
+
+    kind: Literal["model"] = "model"
+    model_type: str
+    hidden_size: int = Field(gt=0)
+    intermediate_size: int = Field(gt=0)
+    num_hidden_layers: int = Field(gt=0)
+    num_attention_heads: int = Field(gt=0)
+    num_key_value_heads: int = Field(gt=0)
+    head_dim: int | None = Field(None, gt=0)
+    vocab_size: int = Field(gt=0)
+    tie_word_embeddings: bool = False
+    max_position_embeddings: int | None = None
+    attention_bias: bool = False
+    # Mixture of experts
+    num_experts: int | None = Field(None, ge=1)
+    num_experts_per_tok: int | None = Field(None, ge=1)
+    moe_intermediate_size: int | None = None
+    n_shared_experts: int | None = None
+    first_k_dense_replace: int | None = None
+    # Multi-head latent attention (DeepSeek-V2/V3)
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    # Published figures the computed counts are checked against
+    published_params_b: float = Field(gt=0, description="total parameters, billions")
+    published_active_params_b: float | None = None
+    hf_id: str | None = None
+
+
+Part = Chassis | Gpu | Baseboard | Bridge | Cpu | Dimm | Nic | Drive | Psu | ModelPreset
+
+MODEL_BY_KIND: dict[str, type[Record]] = {
+    "chassis": Chassis,
+    "gpu": Gpu,
+    "baseboard": Baseboard,
+    "bridge": Bridge,
+    "cpu": Cpu,
+    "dimm": Dimm,
+    "nic": Nic,
+    "drive": Drive,
+    "psu": Psu,
+    "model": ModelPreset,
+}

@@ -1,0 +1,106 @@
+"""`slotwise` command line (contract: shared/CLI.md).  Headless commands never import Textual.
+
+Each sub-command lives in ``tui/commands/<name>.py`` and exposes ``register(subparsers)``; the
+module's ``run(args) -> int`` returns the exit code (0 ok, 1 build has errors / does not fit,
+2 bad input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from tui import __version__
+
+# Sub-commands, in --help order.  A module listed here must exist and be finished.
+COMMANDS = ("parts", "validate", "estimate", "suggest", "export")
+
+
+class UsageError(Exception):
+    """Bad input: printed as one paragraph on stderr, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # exit 2 with a clear message, never a traceback
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"slotwise: error: {message}\n")
+        raise SystemExit(2)
+
+
+def _available_commands() -> list:
+    mods = []
+    for name in COMMANDS:
+        try:
+            mods.append(importlib.import_module(f"tui.commands.{name}"))
+        except ModuleNotFoundError as exc:
+            if exc.name != f"tui.commands.{name}":
+                raise
+    return mods
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="slotwise",
+        description="Configure Supermicro GPU servers slot by slot and check them live: "
+        "PCIe lanes, NVLink, power, cooling and whether the customer's model fits.",
+        epilog="Run 'slotwise' alone to open the app; 'slotwise BOM.toml' opens a saved build.",
+    )
+    p.add_argument("--version", action="version", version=f"slotwise {__version__}")
+    p.add_argument(
+        "--catalog",
+        metavar="DIR",
+        help="overlay catalog directory (env SLOTWISE_CATALOG); adds or corrects parts",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for mod in _available_commands():
+        mod.register(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    names = set(COMMANDS) | {"-h", "--help", "--version"}
+    # `slotwise [--catalog DIR] [BOM.toml]` opens the app; everything else is a sub-command.
+    positional = [a for a in argv if not a.startswith("-")]
+    catalog_val = None
+    if "--catalog" in argv:
+        i = argv.index("--catalog")
+        catalog_val = argv[i + 1] if i + 1 < len(argv) else None
+    positional = [a for a in positional if a != catalog_val]
+    if not (names & set(argv)) and not (positional and positional[0] in COMMANDS):
+        return _open_app(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.run(args) or 0)
+    except UsageError as exc:
+        sys.stderr.write(f"slotwise: {exc}\n")
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+def _open_app(argv: list[str]) -> int:
+    p = _Parser(prog="slotwise", add_help=False)
+    p.add_argument("bom", nargs="?")
+    p.add_argument("--catalog", metavar="DIR")
+    args = p.parse_args(argv)
+    try:
+        launcher = importlib.import_module("tui.launch")
+    except ModuleNotFoundError as exc:
+        if exc.name != "tui.launch":
+            raise
+        sys.stderr.write(
+            "slotwise: the interactive app is not built yet; use the sub-commands "
+            "(slotwise --help).\n"
+        )
+        return 2
+    return int(launcher.launch(bom=args.bom, catalog=args.catalog) or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,32 @@
+"""Helpers shared by the headless sub-commands: catalog loading and JSON output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from parts.catalog import Catalog, CatalogError, load_catalog
+from tui.cli import UsageError
+
+
+def get_catalog(args) -> Catalog:
+    """Load the bundled catalog plus the --catalog / SLOTWISE_CATALOG overlay, or exit 2."""
+    try:
+        return load_catalog(getattr(args, "catalog", None))
+    except CatalogError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, default=str)
+    sys.stdout.write("\n")
+
+
+def add_catalog_flag(p) -> None:
+    p.add_argument(
+        "--catalog",
+        metavar="DIR",
+        default=None,
+        help="overlay catalog directory (env SLOTWISE_CATALOG)",
+    )
