@@ -10,6 +10,7 @@ from engine.workload import Workload
 
 InputVoltage = Literal["200-240", "100-127"]
 Redundancy = Literal["N+1", "N+N"]
+SiteCooling = Literal["air", "liquid"]
 
 
 class Environment(BaseModel):
@@ -18,6 +19,8 @@ class Environment(BaseModel):
     input_voltage: InputVoltage = "200-240"
     ambient_c: float = Field(25.0, ge=-10, le=60)
     redundancy: Redundancy = "N+1"
+    # What the site can cool with: "air" only, or a liquid (direct-to-chip) loop as well.
+    cooling: SiteCooling = "air"
 
 
 class BridgeFit(BaseModel):
