@@ -1,0 +1,57 @@
+"""Who a bill of materials is for and when it was written: the ``[meta]`` table of a BOM.
+
+Times are ISO 8601 in UTC, whole seconds.  Nothing here reads the wall clock implicitly: pass a
+``clock`` (a function returning an aware ``datetime``) to :meth:`BomMeta.new` /
+:meth:`BomMeta.touched`; the default is :func:`utc_now`.  Tests pass a fixed clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def to_utc_seconds(value: datetime) -> datetime:
+    """Aware UTC, microseconds dropped.  A naive time is taken to be UTC already."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).replace(microsecond=0)
+
+
+class BomMeta(BaseModel):
+    """The ``[meta]`` table.  ``slotwise_version`` / ``catalog_version`` are filled in by the
+    exporter (they say which tool and catalog computed the file's summary)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    customer: str = ""
+    project: str = ""
+    engineer: str = ""
+    created: datetime | None = None
+    updated: datetime | None = None
+    slotwise_version: str = ""
+    catalog_version: str = ""
+
+    @field_validator("created", "updated")
+    @classmethod
+    def _utc(cls, v: datetime | None) -> datetime | None:
+        return None if v is None else to_utc_seconds(v)
+
+    @classmethod
+    def new(cls, *, clock: Clock = utc_now, **fields: str) -> BomMeta:
+        """A fresh meta block: ``created`` = ``updated`` = now."""
+        now = to_utc_seconds(clock())
+        return cls(created=now, updated=now, **fields)
+
+    def touched(self, clock: Clock = utc_now) -> BomMeta:
+        """A copy with ``updated`` = now (and ``created`` too if it was never set)."""
+        now = to_utc_seconds(clock())
+        return self.model_copy(update={"updated": now, "created": self.created or now})
