@@ -1,0 +1,165 @@
+"""Turn a Workload's model reference into the architecture the estimator needs.
+
+``workload.model``  -> a preset from the catalog (``parts/data/models.toml``);
+``workload.config`` -> a local config.json (a file, or a directory holding one) when the path
+                       exists, else a Hugging Face id fetched through :mod:`engine.hub` (cached;
+                       ``offline=True`` means cache only);
+``workload.arch``   -> a dict of config.json-style numbers, read by ``arch_from_config``.
+
+Every failure is a :class:`ModelResolveError` whose message names the flag, file or Hub id and
+what to do.  Warnings about an imported config (unknown model_type, assumed fields) are returned
+by :func:`resolve_arch_with_warnings` and appended to the preset's ``notes``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.hub import (
+    DEFAULT_TIMEOUT_S,
+    ArchConfigError,
+    HubError,
+    arch_from_config,
+    fetch_config,
+    is_repo_id,
+)
+from parts.schema import ModelPreset
+
+if TYPE_CHECKING:
+    from engine.workload import Workload
+    from parts.catalog import Catalog
+
+
+class ModelResolveError(ValueError):
+    """The workload's model could not be resolved; the message says what to do."""
+
+
+def resolve_arch(
+    workload: Workload,
+    catalog: Catalog,
+    *,
+    offline: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> ModelPreset:
+    """The architecture of the workload's model (see the module docstring)."""
+    preset, _ = resolve_arch_with_warnings(workload, catalog, offline=offline, timeout=timeout)
+    return preset
+
+
+def resolve_arch_with_warnings(
+    workload: Workload,
+    catalog: Catalog,
+    *,
+    offline: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> tuple[ModelPreset, list[str]]:
+    if workload.model:
+        return _preset(workload.model, catalog), []
+    if workload.config:
+        return _from_config_ref(workload.config, offline=offline, timeout=timeout)
+    if workload.arch:
+        return _from_arch(dict(workload.arch))
+    raise ModelResolveError(
+        "No model given: name a preset with --model (list them with `slotwise parts --kind "
+        "model`), a config.json file or Hugging Face id with --config, or architecture numbers."
+    )
+
+
+# ------------------------------------------------------------------------------ presets
+
+
+def _preset(model_id: str, catalog: Catalog) -> ModelPreset:
+    models = catalog.models
+    key = model_id.strip()
+    if key in models:
+        return models[key]
+    lowered = {k.lower(): k for k in models}
+    if key.lower() in lowered:
+        return models[lowered[key.lower()]]
+    close = difflib.get_close_matches(key.lower(), list(lowered), n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(lowered[c] for c in close)}?" if close else ""
+    raise ModelResolveError(
+        f"--model {model_id!r} is not a preset in the catalog.{hint} List the presets with "
+        "`slotwise parts --kind model`, or pass a config.json path or Hugging Face id with "
+        "--config."
+    )
+
+
+# ------------------------------------------------------------------------------ config.json
+
+
+def _from_config_ref(ref: str, *, offline: bool, timeout: float) -> tuple[ModelPreset, list[str]]:
+    path = Path(ref).expanduser()
+    if path.is_dir():
+        path = path / "config.json"
+        if not path.is_file():
+            raise ModelResolveError(
+                f"--config {ref!r} is a directory without a config.json; point at the file."
+            )
+    if path.is_file():
+        return _from_file(path)
+    if _looks_like_path(ref) or not is_repo_id(ref):
+        raise ModelResolveError(
+            f"--config {ref!r}: no such file. Give the path of an existing config.json, or a "
+            "Hugging Face model id such as meta-llama/Llama-3.1-8B."
+        )
+    try:
+        fetched = fetch_config(ref, offline=offline, timeout=timeout)
+    except HubError as exc:
+        raise ModelResolveError(f"--config {ref}: {exc}") from exc
+    warnings: list[str] = []
+    if fetched.stale_reason:
+        warnings.append(
+            f"{ref}: using the cached config.json ({fetched.stale_reason}); it may be outdated"
+        )
+    preset, more = _arch(fetched.config, source=fetched.url, name=ref)
+    return preset, warnings + more
+
+
+def _looks_like_path(ref: str) -> bool:
+    return (
+        ref.endswith(".json")
+        or ref.startswith((".", "/", "~"))
+        or "\\" in ref
+        or ref.count("/") > 1
+    )
+
+
+def _from_file(path: Path) -> tuple[ModelPreset, list[str]]:
+    shown = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelResolveError(f"--config {shown}: cannot read the file ({exc}).") from exc
+    try:
+        cfg = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelResolveError(
+            f"--config {shown}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg}). Fix the "
+            "file or download it again from the model's repository."
+        ) from exc
+    if not isinstance(cfg, dict):
+        raise ModelResolveError(
+            f"--config {shown}: the JSON is a {type(cfg).__name__}, not an object of config "
+            "fields; is this a config.json?"
+        )
+    name = path.parent.name if path.name == "config.json" and path.parent.name else path.stem
+    return _arch(cfg, source=path.resolve().as_uri(), name=name)
+
+
+def _from_arch(arch: dict[str, Any]) -> tuple[ModelPreset, list[str]]:
+    return _arch(arch, source="architecture numbers", name=str(arch.get("name") or "custom"))
+
+
+def _arch(cfg: dict[str, Any], *, source: str, name: str) -> tuple[ModelPreset, list[str]]:
+    try:
+        preset, warnings = arch_from_config(cfg, source=source, name=name)
+    except ArchConfigError as exc:
+        raise ModelResolveError(f"{exc}.") from exc
+    if warnings:
+        notes = " ".join(filter(None, [preset.notes, "Warnings: " + "; ".join(warnings) + "."]))
+        preset = preset.model_copy(update={"notes": notes})
+    return preset, warnings
