@@ -47,6 +47,9 @@ class Workload(BaseModel):
     tokens: float | None = Field(None, gt=0)
     target_days: float | None = Field(None, gt=0)
     mfu: float | None = Field(None, gt=0, le=1)
+    # Mixed precision keeps an fp32 master copy of trained weights (16 B/param with AdamW);
+    # False = pure bf16/fp16 training (litgpt bf16-true, torchtune dtype=bf16). None = True.
+    master_weights: bool | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Workload:
