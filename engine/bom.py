@@ -1,0 +1,772 @@
+"""Bills of materials: a build as a versioned, diff-friendly TOML file (the saved build's truth).
+
+API::
+
+    text = export_bom(build, catalog, meta, report=None, prices=None, currency=None)
+    loaded = import_bom(text, catalog, filename="x.toml")   # LoadedBom(build, meta, problems, ...)
+    loaded = read_bom(path, catalog)                         # never raises on a bad file
+    write_bom(path, text, force=False)                       # atomic; BomExistsError if it exists
+
+``export -> import -> export`` gives identical bytes: keys are written in one fixed order, the
+build's slots / bridges / drives in canonical order (:func:`engine.bom_items.canonical_build`),
+floats with Python's shortest round-trip ``repr``.  ``export_bom`` never reads the clock: give
+it a :class:`BomMeta` (``BomMeta.new(clock=...)`` / ``meta.touched(clock)`` set the times).
+
+Layout (schema 1)::
+
+    schema = 1
+    [meta]          customer, project, engineer, created, updated (ISO 8601 UTC),
+                    slotwise_version, catalog_version (the tool and catalog that wrote [summary])
+    [chassis]       sku, description
+    [environment]   input_voltage, ambient_c, redundancy, ... (engine.build.Environment fields)
+    [cpu] [memory] [psu]   sku, count          [baseboard]  sku
+    [slots]         "<slot id>" = "<GPU or NIC SKU>", in the chassis manual's slot order
+    [[bridges]]     sku, slots = [..], count    [[drives]]  bay, sku, count
+    [workload]      engine.workload.Workload fields (unset ones left out)
+    [pricing]       currency, total            (only with a price list)
+    [[line_items]]  sku, description, quantity, unit_price, extended_price
+    [summary]       errors, warnings, infos, GPUs, power, heat, [[summary.budgets]],
+                    [[summary.findings]], [summary.workload]
+
+``[line_items]``, ``[pricing]`` and ``[summary]`` are derived: on import they are not trusted
+(only the unit prices are kept, so a re-export does not lose them) and they are recomputed on
+export.  Everything else is what the user chose.
+
+Bad files never raise and never lose data.  ``import_bom`` loads whatever it can and lists each
+problem as a :class:`BomFinding` (an ``engine.report.Finding`` with ``file``, ``line``, ``field``),
+severity error unless noted, rule ids:
+
+==========================  =====================================================================
+``bom.unreadable``          the file cannot be read (missing, permissions, not UTF-8)
+``bom.malformed``           not valid TOML (line and column from tomllib); nothing is loaded
+``bom.schema_newer``        ``schema`` is newer than this slotwise reads; loaded as far as possible
+``bom.missing_field``       a required field is absent (``schema``, ``chassis.sku``, ...)
+``bom.bad_value``           a value has the wrong type or range (the value is quoted)
+``bom.unknown_field``       a key this schema does not know (typo?) - it would be dropped on save
+``bom.unknown_sku``         a SKU not in the catalog (kept in the build, so nothing is lost)
+``bom.wrong_kind``          a SKU of the wrong kind for where it sits (a CPU in a GPU slot)
+``bom.unknown_slot``        a card or bridge in a slot the chassis does not have (kept)
+``bom.unknown_bay``         drives in a bay the chassis does not have (kept)
+``bom.line_items_stale``    warning: hand-edited line items disagree with the build
+==========================  =====================================================================
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.metadata
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.atomic import atomic_write_text
+from engine.bom_items import canonical_build, gpu_inventory, line_items, slot_order
+from engine.bom_locate import KeyLocator
+from engine.bom_meta import BomMeta
+from engine.bom_toml import dumps as toml_dumps
+from engine.build import BridgeFit, Build, DriveFit, Environment
+from engine.report import Finding, Report
+from engine.workload import Workload
+from parts.catalog import Catalog
+
+SCHEMA_VERSION = 1
+HEADER = (
+    "# slotwise bill of materials. Edit freely; [line_items], [pricing] and [summary] are\n"
+    "# recomputed from the build on every save. Check it: slotwise validate FILE\n"
+)
+#: 1 W = 3.412142 BTU/h (NIST SP 811, appendix B.8: 1 BTU_IT/h = 0.2930711 W).
+BTU_H_PER_W = 3.412142
+
+TOP_KEYS = (
+    "schema",
+    "meta",
+    "chassis",
+    "environment",
+    "cpu",
+    "memory",
+    "psu",
+    "baseboard",
+    "slots",
+    "bridges",
+    "drives",
+    "workload",
+    "pricing",
+    "line_items",
+    "summary",
+)
+COUNTED = {"cpu": ("cpu", "CPU"), "memory": ("dimm", "DIMM"), "psu": ("psu", "PSU")}
+BAD_INPUT_PREFIX = "bom."
+
+
+class BomFinding(Finding):
+    """A problem with the BOM file itself, located in the file."""
+
+    file: str = ""
+    line: int | None = None
+    field: str | None = None
+
+
+class BomExistsError(FileExistsError):
+    """``write_bom`` refused to overwrite an existing file (message says to use --force)."""
+
+
+class LoadedBom(BaseModel):
+    """What :func:`import_bom` could load.  ``build`` is None only when there is no usable
+    chassis (or no TOML at all); ``problems`` lists everything that was wrong."""
+
+    model_config = ConfigDict(frozen=True)
+
+    filename: str
+    build: Build | None
+    meta: BomMeta = BomMeta()
+    problems: tuple[BomFinding, ...] = ()
+    prices: dict[str, float] = Field(default_factory=dict)
+    currency: str | None = None
+    schema_version: int | None = None
+
+    @property
+    def errors(self) -> list[BomFinding]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        """True when the file loaded faithfully (no errors; warnings allowed)."""
+        return self.build is not None and not self.errors
+
+
+# ==================================================================================== export
+
+
+def _tool_version() -> str:
+    try:
+        return importlib.metadata.version("slotwise")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - not installed
+        return "unknown"
+
+
+def _iso(dt: datetime | None) -> str | None:
+    return None if dt is None else dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _num(x: float | int | None) -> float | int | None:
+    """Derived figures: integral floats as ints, others to 3 decimals (stable bytes)."""
+    if x is None:
+        return None
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, float):
+        if x != x or x in (float("inf"), float("-inf")):
+            return None
+        r = round(x, 3)
+        return int(r) if r.is_integer() and abs(r) < 2**53 else r
+    return x
+
+
+def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def _model_table(model: BaseModel) -> dict[str, Any]:
+    """A model's fields in declaration order, unset (None) ones left out, tuples as lists."""
+    out: dict[str, Any] = {}
+    for name in type(model).model_fields:
+        v = getattr(model, name)
+        if v is None:
+            continue
+        if isinstance(v, tuple):
+            v = list(v)
+        elif isinstance(v, dict):
+            v = {k: v[k] for k in sorted(v)}
+        out[name] = v
+    return out
+
+
+def _summary(build: Build, catalog: Catalog, report: Report) -> dict[str, Any]:
+    n_gpus, gpu_mem = gpu_inventory(build, catalog)
+    s: dict[str, Any] = {
+        "errors": report.errors,
+        "warnings": report.warnings,
+        "infos": sum(1 for f in report.findings if f.severity == "info"),
+        "gpus": n_gpus,
+        "gpu_memory_total_gb": _num(float(gpu_mem)),
+    }
+    power = report.budget("power")
+    if power is not None:
+        s["power_w"] = _num(power.used)
+        s["power_available_w"] = _num(power.available)
+    heat = report.budget("heat")
+    if heat is not None:
+        s["heat_w"] = _num(heat.used)
+        s["heat_btu_h"] = _num(heat.used * BTU_H_PER_W)
+    s = _drop_none(s)
+    est = report.estimate
+    if est is not None:
+        mem = getattr(est, "memory_per_gpu", None)
+        wl = {
+            "fits": getattr(est, "fits", None),
+            "min_gpus": getattr(est, "min_gpus", None),
+            "memory_per_gpu_bytes": _num(getattr(mem, "total_bytes", None)),
+            "train_hours": _num(getattr(est, "train_hours", None)),
+            "decode_tokens_per_s": _num(getattr(est, "decode_tokens_per_s", None)),
+        }
+        s["workload"] = _drop_none(wl)
+    if report.budgets:
+        s["budgets"] = [
+            _drop_none(
+                {
+                    "name": b.name,
+                    "used": _num(b.used),
+                    "available": _num(b.available),
+                    "unit": b.unit,
+                }
+            )
+            for b in report.budgets
+        ]
+    if report.findings:
+        s["findings"] = [
+            _drop_none({"severity": f.severity, "rule": f.rule, "message": f.message, "fix": f.fix})
+            for f in report.findings
+        ]
+    return s
+
+
+def _evaluate(build: Build, catalog: Catalog) -> Report:
+    from engine.evaluate import evaluate  # late import: evaluate pulls in every rule module
+
+    return evaluate(build, catalog)
+
+
+def bom_document(
+    build: Build,
+    catalog: Catalog,
+    meta: BomMeta,
+    report: Report | None = None,
+    prices: Mapping[str, float] | None = None,
+    currency: str | None = None,
+) -> dict[str, Any]:
+    """The BOM as ordered plain data (what ``export_bom`` serialises)."""
+    build = canonical_build(build, catalog)
+    if report is None:
+        report = _evaluate(build, catalog)
+    doc: dict[str, Any] = {"schema": SCHEMA_VERSION}
+    doc["meta"] = _drop_none(
+        {
+            "customer": meta.customer,
+            "project": meta.project,
+            "engineer": meta.engineer,
+            "created": _iso(meta.created),
+            "updated": _iso(meta.updated),
+            "slotwise_version": _tool_version(),
+            "catalog_version": catalog.version,
+        }
+    )
+    ch = catalog.get(build.chassis)
+    doc["chassis"] = _drop_none(
+        {"sku": build.chassis, "description": ch.name if ch is not None else None}
+    )
+    doc["environment"] = _model_table(build.env)
+    for table, (attr, _) in COUNTED.items():
+        sku = getattr(build, attr)
+        if sku:
+            doc[table] = {"sku": sku, "count": getattr(build, f"{attr}_count")}
+    if build.baseboard:
+        doc["baseboard"] = {"sku": build.baseboard}
+    if build.slots:
+        doc["slots"] = dict(build.slots)
+    if build.bridges:
+        doc["bridges"] = [
+            {"sku": b.sku, "slots": list(b.slots), "count": b.count} for b in build.bridges
+        ]
+    if build.drives:
+        doc["drives"] = [{"bay": d.bay, "sku": d.sku, "count": d.count} for d in build.drives]
+    if build.workload is not None:
+        doc["workload"] = _model_table(build.workload)
+    items = line_items(build, catalog, prices)
+    priced = [i.extended_price for i in items if i.extended_price is not None]
+    if priced or currency:
+        doc["pricing"] = _drop_none(
+            {
+                "currency": currency,
+                "total": round(sum(priced), 2) if priced else None,
+                "unpriced": [i.sku for i in items if i.unit_price is None] or None,
+            }
+        )
+    doc["line_items"] = [
+        _drop_none(
+            {
+                "sku": i.sku,
+                "description": i.description,
+                "quantity": i.quantity,
+                "unit_price": i.unit_price,
+                "extended_price": i.extended_price,
+            }
+        )
+        for i in items
+    ]
+    doc["summary"] = _summary(build, catalog, report)
+    return doc
+
+
+def export_bom(
+    build: Build,
+    catalog: Catalog,
+    meta: BomMeta,
+    report: Report | None = None,
+    prices: Mapping[str, float] | None = None,
+    currency: str | None = None,
+) -> str:
+    """The canonical TOML text of a BOM.  ``report`` defaults to ``evaluate(build, catalog)``."""
+    doc = bom_document(build, catalog, meta, report, prices, currency)
+    return HEADER + "\n" + toml_dumps(doc)
+
+
+def write_bom(path: str | os.PathLike[str], text: str, force: bool = False) -> Path:
+    """Write atomically.  An existing file is only replaced with ``force``."""
+    p = Path(path)
+    try:
+        return atomic_write_text(p, text, overwrite=force)
+    except FileExistsError:
+        raise BomExistsError(f"{p} already exists; use --force to overwrite it") from None
+
+
+# ==================================================================================== import
+
+
+class _Reader:
+    """Collects problems while turning the parsed TOML into a Build."""
+
+    def __init__(self, filename: str, text: str, catalog: Catalog):
+        self.filename = filename
+        self.loc = KeyLocator(text)
+        self.catalog = catalog
+        self.problems: list[BomFinding] = []
+
+    def add(
+        self,
+        rule: str,
+        field: str | None,
+        message: str,
+        fix: str | None = None,
+        severity: str = "error",
+        parts: tuple[str, ...] = (),
+        line: int | None = None,
+    ) -> None:
+        if line is None and field:
+            line = self.loc.line(field)
+        where = self.filename + (f", line {line}" if line else "")
+        what = f"field '{field}': " if field else ""
+        self.problems.append(
+            BomFinding(
+                rule=rule,
+                severity=severity,  # type: ignore[arg-type]
+                message=f"{where}: {what}{message}",
+                parts=parts,
+                fix=fix,
+                file=self.filename,
+                line=line,
+                field=field,
+            )
+        )
+
+    # ------------------------------------------------------------------ generic validation
+    def model(self, cls: type[BaseModel], raw: Any, path: str, drop_on_fail: bool = True):
+        """Validate ``raw`` as ``cls``; report each bad key and retry without it.
+
+        Returns the model, or None when it cannot be built even without the bad keys."""
+        if not isinstance(raw, dict):
+            self.add("bom.bad_value", path, f"expected a table, found {_show(raw)}")
+            return None
+        data = dict(raw)
+        for _ in range(len(raw) + 2):
+            try:
+                return cls.model_validate(data)
+            except ValidationError as exc:
+                removed = False
+                for err in exc.errors():
+                    loc = err["loc"]
+                    key = str(loc[0]) if loc else None
+                    field = f"{path}.{'.'.join(str(x) for x in loc)}" if loc else path
+                    if err["type"] == "extra_forbidden":
+                        self.add(
+                            "bom.unknown_field",
+                            field,
+                            f"unknown field (value {_show(err.get('input'))})",
+                            fix=f"remove it or correct the spelling; {path} takes "
+                            + ", ".join(cls.model_fields),
+                        )
+                    elif err["type"] == "missing":
+                        self.add("bom.missing_field", field, "this field is required")
+                        return None
+                    else:
+                        value = data.get(key) if key is not None else raw
+                        self.add(
+                            "bom.bad_value",
+                            field,
+                            f"{_clean(err['msg'])} (found {_show(value)})",
+                            fix="correct the value; it was not loaded",
+                        )
+                    if key is not None and key in data:
+                        del data[key]
+                        removed = True
+                if not removed:
+                    return None
+        return None  # pragma: no cover - every retry removes a key
+
+    # ------------------------------------------------------------------ catalog checks
+    def sku(self, sku: str, kinds: tuple[str, ...], what: str, field: str) -> None:
+        rec = self.catalog.get(sku)
+        if rec is None:
+            pool = [r.sku for r in self.catalog if r.kind in kinds]
+            near = difflib.get_close_matches(sku, pool, n=1, cutoff=0.6)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            kind_flag = kinds[0]
+            self.add(
+                "bom.unknown_sku",
+                field,
+                f"{what} {sku!r} is not in the parts catalog",
+                fix=f"{hint}list the {what}s with 'slotwise parts --kind {kind_flag}', or add "
+                "the part to an overlay catalog (--catalog DIR)",
+                parts=(sku,),
+            )
+        elif rec.kind not in kinds:
+            self.add(
+                "bom.wrong_kind",
+                field,
+                f"{sku!r} is a {rec.kind}, not a {what}",
+                fix=f"put a {what} here ('slotwise parts --kind {kinds[0]}')",
+                parts=(sku,),
+            )
+
+
+def _clean(msg: str) -> str:
+    return msg[0].lower() + msg[1:] if msg else msg
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def import_bom(text: str, catalog: Catalog, *, filename: str = "<bom>") -> LoadedBom:
+    """Load a BOM text.  Never raises on bad content: see the module docstring for rule ids."""
+    r = _Reader(filename, text, catalog)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = _AT.search(msg)
+        line = int(m.group(1)) if m else None
+        col = f", column {m.group(2)}" if m else ""
+        reason = _AT.sub("", msg).strip()
+        where = f"{filename}, line {line}{col}" if line else filename
+        r.problems.append(
+            BomFinding(
+                rule="bom.malformed",
+                severity="error",
+                message=f"{where}: not valid TOML: {_clean(reason)}",
+                fix="fix the TOML syntax at that place (quotes, '=', brackets); nothing was loaded",
+                file=filename,
+                line=line,
+            )
+        )
+        return LoadedBom(filename=filename, build=None, problems=tuple(r.problems))
+    return _from_data(data, r)
+
+
+def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
+    for key in data:
+        if key not in TOP_KEYS:
+            r.add(
+                "bom.unknown_field",
+                key,
+                "unknown top-level field",
+                fix="remove it or correct the spelling; known fields: " + ", ".join(TOP_KEYS),
+            )
+
+    # --- schema
+    schema = data.get("schema")
+    schema_version: int | None = None
+    if schema is None:
+        r.add(
+            "bom.missing_field",
+            "schema",
+            "the file does not say its schema version",
+            fix=f"add 'schema = {SCHEMA_VERSION}' as the first line",
+            line=1,
+        )
+    elif not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
+        r.add("bom.bad_value", "schema", f"must be a whole number >= 1 (found {_show(schema)})")
+    elif schema > SCHEMA_VERSION:
+        schema_version = schema
+        r.add(
+            "bom.schema_newer",
+            "schema",
+            f"written for schema {schema}; this slotwise reads schema {SCHEMA_VERSION}",
+            fix="upgrade slotwise to open it; the parts this version understands were loaded",
+        )
+    else:
+        schema_version = schema
+
+    # --- meta
+    meta = BomMeta()
+    raw_meta = data.get("meta")
+    if raw_meta is not None:
+        got = r.model(BomMeta, raw_meta, "meta")
+        if got is not None:
+            meta = got
+
+    # --- chassis
+    chassis: str | None = None
+    raw_ch = data.get("chassis")
+    if raw_ch is None:
+        r.add(
+            "bom.missing_field",
+            "chassis",
+            "no [chassis] table: a BOM needs a chassis",
+            fix="add [chassis] with sku = \"<system SKU>\" ('slotwise parts --kind chassis')",
+        )
+    elif not isinstance(raw_ch, dict):
+        r.add("bom.bad_value", "chassis", f"expected a table, found {_show(raw_ch)}")
+    else:
+        for k in raw_ch:
+            if k not in ("sku", "description"):
+                r.add(
+                    "bom.unknown_field",
+                    f"chassis.{k}",
+                    "unknown field",
+                    fix="remove it; [chassis] takes sku (and description, which is informational)",
+                )
+        sku = raw_ch.get("sku")
+        if sku is None:
+            r.add("bom.missing_field", "chassis.sku", "the chassis has no sku")
+        elif not isinstance(sku, str) or not sku.strip():
+            r.add("bom.bad_value", "chassis.sku", f"expected a SKU string, found {_show(sku)}")
+        else:
+            chassis = sku
+            r.sku(sku, ("chassis",), "chassis", "chassis.sku")
+
+    fields: dict[str, Any] = {}
+
+    # --- environment
+    if "environment" in data:
+        env = r.model(Environment, data["environment"], "environment")
+        if env is not None:
+            fields["env"] = env
+
+    # --- counted parts
+    for table, (attr, what) in COUNTED.items():
+        if table not in data:
+            continue
+        got = r.model(_Counted, data[table], table)
+        if got is None:
+            continue
+        fields[attr] = got.sku
+        fields[f"{attr}_count"] = got.count
+        r.sku(got.sku, (attr,), what, f"{table}.sku")
+
+    if "baseboard" in data:
+        got = r.model(_Baseboard, data["baseboard"], "baseboard")
+        if got is not None:
+            fields["baseboard"] = got.sku
+            r.sku(got.sku, ("baseboard",), "baseboard", "baseboard.sku")
+
+    # --- slots
+    ch = r.catalog.chassis.get(chassis or "")
+    slot_ids = {s.id for s in ch.slots} if ch else set()
+    raw_slots = data.get("slots")
+    slots: dict[str, str] = {}
+    if raw_slots is not None:
+        if not isinstance(raw_slots, dict):
+            r.add("bom.bad_value", "slots", f"expected a table, found {_show(raw_slots)}")
+        else:
+            for sid, sku in raw_slots.items():
+                field = f"slots.{sid}"
+                if not isinstance(sku, str) or not sku.strip():
+                    r.add(
+                        "bom.bad_value",
+                        field,
+                        f"expected a GPU or NIC SKU string, found {_show(sku)}",
+                        fix='write the card\'s SKU, e.g. "3" = "NVIDIA-L40S-48GB"',
+                    )
+                    continue
+                slots[sid] = sku
+                r.sku(sku, ("gpu", "nic"), "GPU or NIC", field)
+                if ch and sid not in slot_ids:
+                    r.add(
+                        "bom.unknown_slot",
+                        field,
+                        f"{ch.sku} has no slot {sid!r}; {sku} was kept but cannot be fitted there",
+                        fix="use one of the slots " + ", ".join(s.id for s in ch.slots),
+                        parts=(sku,),
+                    )
+    fields["slots"] = slots
+
+    # --- bridges and drives (arrays of tables)
+    bridges: list[BridgeFit] = []
+    for i, raw in enumerate(_array(r, data, "bridges")):
+        br = r.model(BridgeFit, raw, f"bridges[{i}]")
+        if br is None:
+            continue
+        bridges.append(br)
+        r.sku(br.sku, ("bridge",), "NVLink bridge", f"bridges[{i}].sku")
+        if ch:
+            for sid in br.slots:
+                if sid not in slot_ids:
+                    r.add(
+                        "bom.unknown_slot",
+                        f"bridges[{i}].slots",
+                        f"{ch.sku} has no slot {sid!r} for bridge {br.sku}",
+                        fix="join slots of the chassis ('slotwise parts --kind chassis --json')",
+                        parts=(br.sku,),
+                    )
+    fields["bridges"] = tuple(bridges)
+
+    drives: list[DriveFit] = []
+    bay_ids = {b.id for b in ch.drive_bays} if ch else set()
+    for i, raw in enumerate(_array(r, data, "drives")):
+        d = r.model(DriveFit, raw, f"drives[{i}]")
+        if d is None:
+            continue
+        drives.append(d)
+        r.sku(d.sku, ("drive",), "drive", f"drives[{i}].sku")
+        if ch and d.bay not in bay_ids:
+            r.add(
+                "bom.unknown_bay",
+                f"drives[{i}].bay",
+                f"{ch.sku} has no drive bay {d.bay!r}",
+                fix="use one of the bays " + (", ".join(sorted(bay_ids)) or "(none listed)"),
+                parts=(d.sku,),
+            )
+    fields["drives"] = tuple(drives)
+
+    # --- workload
+    if "workload" in data:
+        wl = r.model(Workload, data["workload"], "workload")
+        if wl is not None:
+            fields["workload"] = wl
+            if wl.model and wl.model not in r.catalog.models:
+                r.sku(wl.model, ("model",), "model preset", "workload.model")
+
+    # --- derived tables: keep the prices, check the rest is not stale
+    prices, currency = _read_pricing(r, data)
+
+    build: Build | None = None
+    if chassis is not None:
+        build = canonical_build(Build(chassis=chassis, **fields), r.catalog)
+        _check_line_items(r, data, build)
+
+    return LoadedBom(
+        filename=r.filename,
+        build=build,
+        meta=meta,
+        problems=tuple(r.problems),
+        prices=prices,
+        currency=currency,
+        schema_version=schema_version,
+    )
+
+
+class _Counted(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sku: str = Field(min_length=1)
+    count: int = Field(ge=1, strict=True)
+
+
+class _Baseboard(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sku: str = Field(min_length=1)
+
+
+def _array(r: _Reader, data: dict[str, Any], key: str) -> list[Any]:
+    raw = data.get(key)
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        r.add("bom.bad_value", key, f"expected [[{key}]] tables, found {_show(raw)}")
+        return []
+    return raw
+
+
+def _read_pricing(r: _Reader, data: dict[str, Any]) -> tuple[dict[str, float], str | None]:
+    prices: dict[str, float] = {}
+    currency = None
+    pricing = data.get("pricing")
+    if isinstance(pricing, dict) and isinstance(pricing.get("currency"), str):
+        currency = pricing["currency"]
+    items = data.get("line_items")
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                continue
+            sku, price = item.get("sku"), item.get("unit_price")
+            if price is None or not isinstance(sku, str):
+                continue
+            if isinstance(price, bool) or not isinstance(price, int | float) or price < 0:
+                r.add(
+                    "bom.bad_value",
+                    f"line_items[{i}].unit_price",
+                    f"expected a price >= 0, found {_show(price)}",
+                    fix="correct the price; it was not loaded",
+                )
+                continue
+            prices[sku] = float(price)
+    return prices, currency
+
+
+def _check_line_items(r: _Reader, data: dict[str, Any], build: Build) -> None:
+    items = data.get("line_items")
+    if not isinstance(items, list):
+        return
+    have = [
+        (i.get("sku"), i.get("quantity")) for i in items if isinstance(i, dict)
+    ]  # what the file says
+    want = [(i.sku, i.quantity) for i in line_items(build, r.catalog)]
+    if sorted(map(repr, have)) != sorted(map(repr, want)):
+        r.add(
+            "bom.line_items_stale",
+            "line_items",
+            "the line items do not match the parts in the build; they are derived and will be "
+            "recomputed from the build when the file is saved",
+            fix="edit the build tables (slots, cpu, memory, ...) rather than the line items",
+            severity="warning",
+        )
+
+
+def read_bom(path: str | os.PathLike[str], catalog: Catalog) -> LoadedBom:
+    """Read and import a BOM file; an unreadable file is a ``bom.unreadable`` problem."""
+    p = Path(path)
+    name = str(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        why = f"it is not UTF-8 text (byte {exc.start})"
+    except IsADirectoryError:
+        why = "it is a directory"
+    except FileNotFoundError:
+        why = "no such file"
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+    else:
+        return import_bom(text, catalog, filename=name)
+    finding = BomFinding(
+        rule="bom.unreadable",
+        severity="error",
+        message=f"{name}: cannot read the BOM: {why}",
+        fix="check the path and permissions",
+        file=name,
+    )
+    return LoadedBom(filename=name, build=None, problems=(finding,))
+
+
+def slot_sort_key(build: Build, catalog: Catalog):
+    """Re-exported for the UI: sort slot ids in the chassis manual's order."""
+    return slot_order(build, catalog)

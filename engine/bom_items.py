@@ -1,0 +1,133 @@
+"""Line items of a build (what a distributor orders) and the canonical order of a build's parts.
+
+Shared by the TOML, Markdown and CSV exports so all three list the same parts, in the same
+order: chassis, baseboard, CPUs, memory, GPUs/NICs in slot order, NVLink bridges, drives, PSUs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.build import Build
+from parts.catalog import Catalog
+
+UNKNOWN_PART = "unknown part (not in the catalog)"
+
+
+class LineItem(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    sku: str
+    description: str
+    quantity: int
+    kind: str
+    unit_price: float | None = None
+
+    @property
+    def extended_price(self) -> float | None:
+        return None if self.unit_price is None else round(self.unit_price * self.quantity, 2)
+
+
+def _natural(s: str) -> tuple:
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s))
+
+
+def slot_order(build: Build, catalog: Catalog):
+    """Sort key for slot ids: the chassis manual's order, then unknown ids naturally sorted."""
+    ch = catalog.chassis.get(build.chassis)
+    pos = {s.id: i for i, s in enumerate(ch.slots)} if ch else {}
+    return lambda sid: (pos.get(sid, len(pos)), _natural(sid))
+
+
+def bay_order(build: Build, catalog: Catalog):
+    ch = catalog.chassis.get(build.chassis)
+    pos = {b.id: i for i, b in enumerate(ch.drive_bays)} if ch else {}
+    return lambda bay: (pos.get(bay, len(pos)), _natural(bay))
+
+
+def canonical_build(build: Build, catalog: Catalog) -> Build:
+    """The same build with slots, bridges and drives in canonical order (how a BOM lists them)."""
+    sk = slot_order(build, catalog)
+    bk = bay_order(build, catalog)
+    slots = {sid: build.slots[sid] for sid in sorted(build.slots, key=sk)}
+    bridges = tuple(
+        sorted(
+            (
+                br.model_copy(update={"slots": tuple(sorted(br.slots, key=sk))})
+                for br in build.bridges
+            ),
+            key=lambda br: ([sk(s) for s in br.slots], br.sku, br.count),
+        )
+    )
+    drives = tuple(sorted(build.drives, key=lambda d: (bk(d.bay), d.sku, d.count)))
+    return build.model_copy(update={"slots": slots, "bridges": bridges, "drives": drives})
+
+
+def describe(catalog: Catalog, sku: str) -> str:
+    rec = catalog.get(sku)
+    return rec.name if rec is not None else UNKNOWN_PART
+
+
+def line_items(
+    build: Build, catalog: Catalog, prices: Mapping[str, float] | None = None
+) -> list[LineItem]:
+    """One line per SKU (quantities summed), in BOM order; unit prices from ``prices``."""
+    prices = prices or {}
+    order: list[tuple[str, str]] = []
+    qty: dict[tuple[str, str], int] = {}
+
+    def add(kind: str, sku: str | None, n: int) -> None:
+        if not sku or n <= 0:
+            return
+        key = (kind, sku)
+        if key not in qty:
+            order.append(key)
+            qty[key] = 0
+        qty[key] += n
+
+    add("chassis", build.chassis, 1)
+    add("baseboard", build.baseboard, 1)
+    add("cpu", build.cpu, build.cpu_count)
+    add("dimm", build.dimm, build.dimm_count)
+    sk = slot_order(build, catalog)
+    for sid in sorted(build.slots, key=sk):
+        sku = build.slots[sid]
+        rec = catalog.get(sku)
+        add(rec.kind if rec is not None else "card", sku, 1)
+    for br in build.bridges:
+        add("bridge", br.sku, br.count)
+    bk = bay_order(build, catalog)
+    for d in sorted(build.drives, key=lambda d: (bk(d.bay), d.sku)):
+        add("drive", d.sku, d.count)
+    add("psu", build.psu, build.psu_count)
+    return [
+        LineItem(
+            sku=sku,
+            description=describe(catalog, sku),
+            quantity=qty[(kind, sku)],
+            kind=kind,
+            unit_price=prices.get(sku),
+        )
+        for kind, sku in order
+    ]
+
+
+def gpu_inventory(build: Build, catalog: Catalog) -> tuple[int, float]:
+    """(number of GPUs, total GPU memory in GB) counting slot GPUs and an HGX baseboard's."""
+    n = 0
+    mem = 0.0
+    for sku in build.slots.values():
+        gpu = catalog.gpus.get(sku)
+        if gpu is not None:
+            n += 1
+            mem += gpu.memory_gb
+    bb = catalog.baseboards.get(build.baseboard or "")
+    if bb is not None:
+        n += bb.gpu_count
+        gpu = catalog.gpus.get(bb.gpu_sku)
+        if gpu is not None:
+            mem += gpu.memory_gb * bb.gpu_count
+    return n, mem
