@@ -1,0 +1,112 @@
+"""evaluate(build, catalog, workload) -> Report: every rule family over one build.
+
+Pure: reads the build and the catalog, returns findings (sorted by severity) and budgets.  It
+never raises on a Build: unknown SKUs, slots the chassis does not have, impossible counts all
+become findings.  Per-chassis lookups and estimator results are cached on the Catalog instance
+(see engine.rules.context), so re-running it on every keystroke is cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.build import Build
+from engine.report import Finding, Report, sort_findings
+from engine.rules import (
+    cooling,
+    lanes,
+    memory,
+    network,
+    nvlink,
+    platform,
+    power,
+    slots,
+    storage,
+    workload_fit,
+)
+from engine.rules.context import Ctx, chassis_index
+from engine.workload import Workload
+from parts.catalog import Catalog
+from parts.schema import Gpu, Nic
+
+# Order matters only where one family reads what another computed: power before cooling (heat),
+# workload_fit before network (multi-node needs the estimate).
+FAMILIES: tuple[tuple[str, Callable[[Ctx], None]], ...] = (
+    ("platform", platform.check),
+    ("slots", slots.check),
+    ("lanes", lanes.check),
+    ("nvlink", nvlink.check),
+    ("memory", memory.check),
+    ("power", power.check),
+    ("cooling", cooling.check),
+    ("storage", storage.check),
+    ("workload_fit", workload_fit.check),
+    ("network", network.check),
+)
+
+
+def make_context(build: Build, catalog: Catalog, workload: Workload | None) -> Ctx | None:
+    """Resolve the build's SKUs against the catalog; None when the chassis is unknown."""
+    ch = catalog.chassis.get(build.chassis)
+    if ch is None:
+        return None
+    idx = chassis_index(catalog, ch)
+    ctx = Ctx(build=build, catalog=catalog, chassis=ch, idx=idx, workload=workload)
+    for sid, sku in build.slots.items():
+        if sid not in idx.slot:
+            continue
+        rec = catalog.records.get(sku)
+        if isinstance(rec, Gpu):
+            ctx.gpus[sid] = rec
+        elif isinstance(rec, Nic):
+            ctx.nics[sid] = rec
+    if build.cpu is not None:
+        ctx.cpu = catalog.cpus.get(build.cpu)
+    if build.dimm is not None:
+        ctx.dimm = catalog.dimms.get(build.dimm)
+    if build.psu is not None:
+        ctx.psu = catalog.psus.get(build.psu)
+    if build.baseboard is not None and ch.gpu_form == "sxm":
+        bb = catalog.baseboards.get(build.baseboard)
+        if bb is not None:
+            ctx.baseboard = bb
+            ctx.baseboard_gpu = catalog.gpus.get(bb.gpu_sku)
+    return ctx
+
+
+def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -> Report:
+    """Check ``build`` against ``catalog``; ``workload`` defaults to ``build.workload``."""
+    wl = workload if workload is not None else build.workload
+    ctx = make_context(build, catalog, wl)
+    if ctx is None:
+        known = ", ".join(sorted(catalog.chassis)) or "none in the catalog"
+        return Report(
+            findings=(
+                Finding(
+                    rule="slots.unknown_chassis",
+                    severity="error",
+                    message=f"chassis {build.chassis!r} is not in the parts catalog, so nothing "
+                    "else could be checked",
+                    parts=(build.chassis,),
+                    fix=f"choose a known chassis: {known}",
+                ),
+            )
+        )
+    for name, check in FAMILIES:
+        try:
+            check(ctx)
+        except Exception as exc:  # noqa: BLE001 - a rule bug must not take the UI down
+            ctx.findings.append(
+                Finding(
+                    rule="engine.internal",
+                    severity="error",
+                    message=f"the {name} checks failed on this build ({type(exc).__name__}: "
+                    f"{exc}); the report is incomplete. Please report this as a bug",
+                    fix="report the BOM file with this message",
+                )
+            )
+    return Report(
+        findings=sort_findings(ctx.findings),
+        budgets=tuple(ctx.budgets),
+        estimate=ctx.estimate,
+    )

@@ -1,0 +1,93 @@
+"""CPU rules: a CPU is fitted, known, takes the chassis' socket, and the count fits the board."""
+
+from __future__ import annotations
+
+from engine.edits import SetCount
+from engine.rules.common import finding, plural
+from engine.rules.context import Ctx
+
+
+def check(ctx: Ctx) -> None:
+    b = ctx.build
+    ch = ctx.chassis
+    listed = [s for s in ch.cpu_skus if s in ctx.catalog.cpus]
+    default = b.cpu if b.cpu in ctx.catalog.cpus else (listed[0] if listed else None)
+    if b.cpu is None or b.cpu_count == 0:
+        ctx.add(
+            finding(
+                "platform.no_cpu",
+                "error",
+                f"no CPU is fitted: {ch.sku} needs at least one to boot and to drive its slots",
+                parts=(ch.sku,),
+                fix=f"fit {ch.cpu_sockets} x {default}" if default else "choose a CPU",
+                edit=(SetCount(what="cpu", sku=default, count=ch.cpu_sockets),) if default else (),
+            )
+        )
+        return
+    cpu = ctx.cpu
+    if cpu is None:
+        ctx.add(
+            finding(
+                "platform.unknown_cpu",
+                "error",
+                f"CPU {b.cpu!r} is not in the parts catalog",
+                parts=(b.cpu,),
+                fix=f"use {listed[0]}" if listed else "choose a CPU from the catalog",
+                edit=(SetCount(what="cpu", sku=listed[0], count=min(b.cpu_count, ch.cpu_sockets)),)
+                if listed
+                else (),
+            )
+        )
+        return
+    if b.cpu_count > ch.cpu_sockets:
+        ctx.add(
+            finding(
+                "platform.cpu_count",
+                "error",
+                f"{plural(b.cpu_count, 'CPU')} fitted, but {ch.sku} has "
+                f"{plural(ch.cpu_sockets, 'socket')}",
+                parts=(cpu.sku,),
+                fix=f"fit {ch.cpu_sockets} x {cpu.sku}",
+                edit=(SetCount(what="cpu", sku=cpu.sku, count=ch.cpu_sockets),),
+            )
+        )
+    if cpu.max_sockets is not None and b.cpu_count > cpu.max_sockets:
+        ctx.add(
+            finding(
+                "platform.cpu_max_sockets",
+                "error",
+                f"{cpu.sku} supports {plural(cpu.max_sockets, 'socket')} per system; the build "
+                f"has {b.cpu_count}",
+                parts=(cpu.sku,),
+                fix=f"fit {cpu.max_sockets} x {cpu.sku}, or a CPU made for 2-socket systems",
+                edit=(SetCount(what="cpu", sku=cpu.sku, count=cpu.max_sockets),),
+            )
+        )
+    if ch.cpu_skus and cpu.sku not in ch.cpu_skus:
+        sockets = {ctx.catalog.cpus[s].socket for s in listed}
+        if sockets and cpu.socket not in sockets:
+            ctx.add(
+                finding(
+                    "platform.cpu_socket",
+                    "error",
+                    f"{cpu.sku} is a {cpu.socket} CPU; {ch.sku} has "
+                    f"{' / '.join(sorted(sockets))} sockets",
+                    parts=(cpu.sku,),
+                    fix=f"use {listed[0]}",
+                    edit=(SetCount(what="cpu", sku=listed[0], count=b.cpu_count),),
+                )
+            )
+        else:
+            ctx.add(
+                finding(
+                    "platform.cpu_not_listed",
+                    "warning",
+                    f"{cpu.sku} is not on {ch.sku}'s supported-CPU list: BIOS support and cooling "
+                    "are not validated for it",
+                    parts=(cpu.sku,),
+                    fix=f"use a listed CPU such as {listed[0]}" if listed else None,
+                    edit=(SetCount(what="cpu", sku=listed[0], count=b.cpu_count),)
+                    if listed
+                    else (),
+                )
+            )

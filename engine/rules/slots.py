@@ -1,0 +1,495 @@
+"""Slot rules: does each card fit its slot, electrically and mechanically, in this chassis?
+
+Facts used (all from the catalog records): the slot's electrical and mechanical width, height,
+length and whether a double-width card fits; which neighbour a double-width card covers; which
+CPU socket the slot needs; the card's lanes, width, length, form (PCIe or SXM), whether NVIDIA
+sells it for the data centre; the chassis' supported-GPU list and its HGX baseboards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from engine.edits import Move, Remove, SetBaseboard, SetCount
+from engine.rules.common import finding, plural, slot_list
+from engine.rules.context import Ctx, is_wide
+from parts.schema import Gpu, Nic, Slot
+
+_FULL_HEIGHT = {"FHFL", "FHHL"}
+_FULL_LENGTH = {"FHFL"}
+
+
+# ------------------------------------------------------------------ physical fit of one card
+
+
+def fit_errors(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> list[tuple[str, str, str]]:
+    """(rule, message, fix) for every reason ``part`` cannot work in ``slot`` (errors only).
+
+    Neighbour blocking is not included: it depends on the other cards (see :func:`_blocked`).
+    """
+    out: list[tuple[str, str, str]] = []
+    sku = part.sku
+    if isinstance(part, Gpu) and part.form == "sxm":
+        out.append(
+            (
+                "slots.sxm_in_pcie",
+                f"{sku} is an SXM module: it mounts on an HGX baseboard, not in PCIe slot "
+                f"{slot.label}",
+                "remove it; for SXM GPUs choose an HGX system and its baseboard",
+            )
+        )
+        return out
+    if isinstance(part, Nic) and part.form == "OCP3":
+        out.append(
+            (
+                "slots.ocp_nic",
+                f"{sku} is an OCP 3.0 card: it goes in the OCP/AIOM mezzanine, not in PCIe slot "
+                f"{slot.label}",
+                "remove it here; choose the PCIe (stand-up) version of the NIC for a slot",
+            )
+        )
+        return out
+    width = part.width_slots
+    if width is not None and width >= 2 and not slot.double_width:
+        out.append(
+            (
+                "slots.too_wide",
+                f"{sku} is {width} slots wide; slot {slot.label} only takes single-width cards",
+                "move it to a slot that takes a double-width card",
+            )
+        )
+    form = part.length if isinstance(part, Gpu) else part.form
+    if form in _FULL_LENGTH and not slot.full_length:
+        out.append(
+            (
+                "slots.too_long",
+                f"{sku} is a full-length card; slot {slot.label} is half-length",
+                "move it to a full-length slot",
+            )
+        )
+    if form in _FULL_HEIGHT and not slot.full_height:
+        out.append(
+            (
+                "slots.too_tall",
+                f"{sku} is a full-height card; slot {slot.label} is low-profile",
+                "move it to a full-height slot",
+            )
+        )
+    lanes = part.pcie_lanes
+    if lanes is not None and lanes > slot.mechanical:
+        out.append(
+            (
+                "slots.mechanical",
+                f"{sku} has a x{lanes} edge connector; slot {slot.label} is mechanically "
+                f"x{slot.mechanical}, so the card does not go in",
+                f"move it to a slot that is mechanically x{lanes}",
+            )
+        )
+    return out
+
+
+def _fit_warnings(slot: Slot, part: Gpu | Nic) -> int:
+    """How many soft drawbacks ``part`` has in ``slot`` (fewer is a better destination)."""
+    n = 0
+    if part.pcie_lanes is not None and slot.lanes < part.pcie_lanes:
+        n += 2
+    if part.pcie_gen is not None and slot.gen < part.pcie_gen:
+        n += 1
+    if isinstance(part, Gpu) and slot.purpose == "nic":
+        n += 2
+    return n
+
+
+def find_destination(
+    ctx: Ctx, part: Gpu | Nic, src: str, *, avoid: frozenset[str] = frozenset()
+) -> str | None:
+    """A free slot where ``part`` (now in ``src``) can go without a new error, best first.
+
+    Free means: empty, not covered by another double-width card, and when ``part`` is double-width
+    its own ``covers`` neighbour is empty (or is ``src``, which the move empties).  The slot must
+    be powered by a fitted CPU.  Among those, prefer full lanes and the same CPU socket.
+    """
+    occ = ctx.build.slots
+    idx = ctx.idx
+    src_socket = idx.socket_of_slot.get(src)
+    best: tuple | None = None
+    best_id: str | None = None
+    for s in ctx.chassis.slots:
+        sid = s.id
+        if sid == src or sid in occ or sid in avoid:
+            continue
+        if idx.socket_of_slot.get(sid, 1) > max(ctx.cpu_count, 1):
+            continue
+        if any(
+            c != src and c in occ and is_wide(ctx.part_in(c)) for c in idx.covered_by.get(sid, ())
+        ):
+            continue
+        if is_wide(part) and s.covers and s.covers != src and s.covers in occ:
+            continue
+        if is_wide(part) and s.covers in avoid:
+            continue
+        if fit_errors(ctx, s, part):
+            continue
+        score = (
+            _fit_warnings(s, part),
+            0 if idx.socket_of_slot.get(sid) == src_socket else 1,
+            idx.slot_order[sid],
+        )
+        if best is None or score < best:
+            best, best_id = score, sid
+    return best_id
+
+
+# ------------------------------------------------------------------ the rule family
+
+
+def check(ctx: Ctx) -> None:
+    b = ctx.build
+    idx = ctx.idx
+    ch = ctx.chassis
+    unknown_fig: list[str] = []
+
+    for sid, sku in b.slots.items():
+        slot = idx.slot.get(sid)
+        if slot is None:
+            known = ", ".join(s.id for s in ch.slots) or "none"
+            ctx.add(
+                finding(
+                    "slots.unknown_slot",
+                    "error",
+                    f"{ch.sku} has no slot {sid!r} (its slots: {known}); {sku} there is not "
+                    "part of the build",
+                    parts=(sku,),
+                    slots=(sid,),
+                    fix=f"empty slot {sid} and place the card in one of the chassis' slots",
+                    edit=(Remove(slot=sid),),
+                )
+            )
+            continue
+        rec = ctx.catalog.get(sku)
+        if rec is None:
+            ctx.add(
+                finding(
+                    "slots.unknown_part",
+                    "error",
+                    f"slot {slot.label} holds {sku!r}, which is not in the parts catalog",
+                    parts=(sku,),
+                    slots=(sid,),
+                    fix="empty the slot, or add the part to a catalog overlay "
+                    "(slotwise parts lists what is known)",
+                    edit=(Remove(slot=sid),),
+                )
+            )
+            continue
+        if not isinstance(rec, Gpu | Nic):
+            ctx.add(
+                finding(
+                    "slots.not_a_card",
+                    "error",
+                    f"slot {slot.label} holds {sku}, a {rec.kind}: only GPUs and NICs go in "
+                    "PCIe slots",
+                    parts=(sku,),
+                    slots=(sid,),
+                    fix="empty the slot; set CPUs, memory, drives and PSUs in their own fields",
+                    edit=(Remove(slot=sid),),
+                )
+            )
+            continue
+
+    for sid, part in ctx.gpus.items():
+        _check_card(ctx, sid, part, unknown_fig)
+    for sid, part in ctx.nics.items():
+        _check_card(ctx, sid, part, unknown_fig)
+
+    _check_gpu_models(ctx)
+    _check_baseboard(ctx)
+
+    if unknown_fig:
+        ctx.add(
+            finding(
+                "slots.unknown_figures",
+                "info",
+                "could not fully check card fit: " + "; ".join(dict.fromkeys(unknown_fig)),
+                fix="add the missing figures to the catalog (with their source) to check them",
+            )
+        )
+
+
+def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> None:
+    slot = ctx.idx.slot[sid]
+    sku = part.sku
+    need_socket = ctx.idx.socket_of_slot.get(sid, 1)
+    if ctx.cpu_count and need_socket > ctx.cpu_count:
+        cpu = ctx.build.cpu or (ctx.chassis.cpu_skus[0] if ctx.chassis.cpu_skus else None)
+        edit = (SetCount(what="cpu", sku=cpu, count=need_socket),) if cpu else ()
+        ctx.add(
+            finding(
+                "slots.needs_cpu",
+                "error",
+                f"slot {slot.label} is wired to CPU {need_socket}, but the build has "
+                f"{plural(ctx.cpu_count, 'CPU')}: {sku} there would not be seen",
+                parts=(sku,),
+                slots=(sid,),
+                fix=f"fit {need_socket} CPUs, or move the card to a slot on CPU 1",
+                edit=edit,
+            )
+        )
+    for rule, msg, fix in fit_errors(ctx, slot, part):
+        edit: tuple = ()
+        if rule in ("slots.sxm_in_pcie", "slots.ocp_nic"):
+            edit = (Remove(slot=sid),)
+        else:
+            dst = find_destination(ctx, part, sid)
+            if dst is not None:
+                edit = (Move(src=sid, dst=dst),)
+                fix = f"move {sku} from slot {slot.label} to slot {ctx.idx.slot[dst].label}"
+            else:
+                edit = (Remove(slot=sid),)
+                fix += f"; no free slot takes it, so empty slot {sid}"
+        ctx.add(finding(rule, "error", msg, parts=(sku,), slots=(sid,), fix=fix, edit=edit))
+
+    # double-width card covering an occupied neighbour
+    if is_wide(part) and slot.covers and slot.covers in ctx.build.slots:
+        other = slot.covers
+        other_sku = ctx.build.slots[other]
+        other_part = ctx.part_in(other)
+        edit = ()
+        fix = f"move the card in slot {other} elsewhere or empty it"
+        dst = find_destination(ctx, other_part, other) if other_part is not None else None
+        if dst is not None:
+            edit = (Move(src=other, dst=dst),)
+            fix = f"move {other_sku} from slot {other} to slot {ctx.idx.slot[dst].label}"
+        else:
+            dst = find_destination(ctx, part, sid, avoid=frozenset({other}))
+            if dst is not None:
+                edit = (Move(src=sid, dst=dst),)
+                fix = f"move {sku} from slot {slot.label} to slot {ctx.idx.slot[dst].label}"
+            else:
+                edit = (Remove(slot=other),)
+                fix = f"no free slot takes it: empty slot {other}"
+        ctx.add(
+            finding(
+                "slots.double_width_blocked",
+                "error",
+                f"{sku} in slot {slot.label} is {part.width_slots} slots wide and covers slot "
+                f"{other}, which holds {other_sku}",
+                parts=(sku, other_sku),
+                slots=(sid, other),
+                fix=fix,
+                edit=edit,
+            )
+        )
+
+    lanes = part.pcie_lanes
+    if lanes is None:
+        unknown_fig.append(f"{sku}: PCIe lanes unknown")
+    elif slot.lanes < lanes <= slot.mechanical:
+        ctx.add(
+            finding(
+                "slots.runs_narrow",
+                "warning",
+                f"{sku} is a x{lanes} card; slot {slot.label} is wired x{slot.lanes}, so it runs "
+                f"at x{slot.lanes} (half or less of its host bandwidth)",
+                parts=(sku,),
+                slots=(sid,),
+                fix=_narrow_fix(ctx, sid, part),
+                edit=_narrow_edit(ctx, sid, part),
+            )
+        )
+    if part.pcie_gen is not None and slot.gen < part.pcie_gen:
+        ctx.add(
+            finding(
+                "slots.runs_slower_gen",
+                "info",
+                f"{sku} is a PCIe Gen{part.pcie_gen} card in a Gen{slot.gen} slot "
+                f"({slot.label}): it links at Gen{slot.gen}",
+                parts=(sku,),
+                slots=(sid,),
+                fix="fine for most uses; a Gen-matched slot gives full host bandwidth",
+            )
+        )
+    if part.width_slots is None:
+        unknown_fig.append(f"{sku}: card width unknown")
+    if (part.length if isinstance(part, Gpu) else part.form) is None:
+        unknown_fig.append(f"{sku}: card length/height unknown")
+    if isinstance(part, Gpu) and slot.purpose == "nic":
+        ctx.add(
+            finding(
+                "slots.purpose",
+                "warning",
+                f"slot {slot.label} is meant for a NIC (no GPU power/airflow path per the "
+                f"chassis layout); {sku} sits there",
+                parts=(sku,),
+                slots=(sid,),
+                fix="move the GPU to a GPU slot",
+                edit=_move_edit(ctx, sid, part, lambda s: s.purpose != "nic"),
+            )
+        )
+
+
+def _move_edit(ctx: Ctx, sid: str, part, ok) -> tuple:
+    dst = find_destination(ctx, part, sid)
+    if dst is not None and ok(ctx.idx.slot[dst]):
+        return (Move(src=sid, dst=dst),)
+    return ()
+
+
+def _narrow_edit(ctx: Ctx, sid: str, part) -> tuple:
+    lanes = part.pcie_lanes or 16
+    return _move_edit(ctx, sid, part, lambda s: s.lanes >= lanes)
+
+
+def _narrow_fix(ctx: Ctx, sid: str, part) -> str:
+    e = _narrow_edit(ctx, sid, part)
+    if e:
+        return e[0].describe() + f" (x{part.pcie_lanes} wired)"
+    return "no free full-width slot: accept the narrower link or free a x16 slot"
+
+
+def _check_gpu_models(ctx: Ctx) -> None:
+    ch = ctx.chassis
+    by_model: dict[str, list[str]] = {}
+    for sid, g in ctx.gpus.items():
+        by_model.setdefault(g.sku, []).append(sid)
+    for sku, slots in by_model.items():
+        g = ctx.catalog.gpus[sku]
+        slots_t = ctx.sort_slots(slots)
+        if g.form == "sxm":
+            continue  # reported per slot as slots.sxm_in_pcie
+        if ch.gpu_skus and sku not in ch.gpu_skus:
+            ctx.add(
+                finding(
+                    "slots.gpu_not_listed",
+                    "warning",
+                    f"{sku} is not on the vendor's supported-GPU list for {ch.sku} "
+                    f"({', '.join(ch.gpu_skus)}): power cabling, airflow and firmware are not "
+                    "validated for it",
+                    parts=(sku,),
+                    slots=slots_t,
+                    fix="use a listed GPU, or get the configuration qualified by Supermicro",
+                )
+            )
+        if not g.datacenter:
+            why = [
+                "it is sold as a consumer/workstation card, not for servers",
+                "NVIDIA's GeForce driver licence does not allow data-centre deployment",
+            ]
+            if g.ecc is False:
+                why.append("its memory has no ECC")
+            elif g.ecc is None:
+                why.append("ECC support is not documented")
+            if g.cooling == "open_air":
+                why.append(
+                    "its open-air fans exhaust into the case and fight the chassis' front-to-back "
+                    "airflow"
+                )
+            alt = _datacenter_alternative(ctx, g)
+            fix = "replace it with a data-centre GPU from the chassis' supported list"
+            if alt:
+                fix = f"replace it with {alt} (data-centre, on the supported list)"
+            ctx.add(
+                finding(
+                    "slots.consumer_gpu",
+                    "error",
+                    f"{sku} in {slot_list(slots_t)} is not a data-centre GPU: " + "; ".join(why),
+                    parts=(sku,),
+                    slots=slots_t,
+                    fix=fix,
+                )
+            )
+    pcie = {k: v for k, v in by_model.items() if ctx.catalog.gpus[k].form == "pcie"}
+    if len(pcie) > 1:
+        counts = Counter({k: len(v) for k, v in pcie.items()})
+        desc = ", ".join(f"{n} x {k}" for k, n in counts.most_common())
+        ctx.add(
+            finding(
+                "slots.mixed_gpus",
+                "warning",
+                f"the build mixes GPU models ({desc}): tensor/data parallel jobs run at the pace "
+                "of the slowest card and NVLink bridges only join identical GPUs",
+                parts=tuple(counts),
+                slots=ctx.sort_slots(s for v in pcie.values() for s in v),
+                fix=f"use one model, e.g. {counts.most_common(1)[0][0]} in every GPU slot",
+            )
+        )
+    n = ctx.gpu_count()
+    if ch.max_gpus is not None and n > ch.max_gpus:
+        ctx.add(
+            finding(
+                "slots.too_many_gpus",
+                "error",
+                f"the build has {n} GPUs; {ch.sku} supports at most {ch.max_gpus}",
+                parts=tuple(by_model),
+                slots=ctx.sort_slots(ctx.gpus),
+                fix=f"remove {n - ch.max_gpus} GPU(s)",
+            )
+        )
+
+
+def _datacenter_alternative(ctx: Ctx, g: Gpu) -> str | None:
+    cands = [
+        ctx.catalog.gpus[s]
+        for s in ctx.chassis.gpu_skus
+        if s in ctx.catalog.gpus
+        and ctx.catalog.gpus[s].datacenter
+        and ctx.catalog.gpus[s].form == "pcie"
+    ]
+    cands = [c for c in cands if c.memory_gb >= g.memory_gb] or cands
+    if not cands:
+        return None
+    return min(cands, key=lambda c: (c.memory_gb, c.sku)).sku
+
+
+def _check_baseboard(ctx: Ctx) -> None:
+    b = ctx.build
+    ch = ctx.chassis
+    first = ch.baseboard_skus[0] if ch.baseboard_skus else None
+    if ch.gpu_form == "pcie":
+        if b.baseboard is not None:
+            ctx.add(
+                finding(
+                    "slots.baseboard_in_pcie_chassis",
+                    "error",
+                    f"{ch.sku} takes PCIe GPUs; an HGX baseboard ({b.baseboard}) does not fit it",
+                    parts=(b.baseboard,),
+                    fix="remove the baseboard and place PCIe GPUs in the slots",
+                    edit=(SetBaseboard(sku=None),),
+                )
+            )
+        return
+    # SXM (HGX) system
+    if b.baseboard is None:
+        ctx.add(
+            finding(
+                "slots.no_baseboard",
+                "error",
+                f"{ch.sku} is an HGX system: its GPUs come on an HGX baseboard, and none is set",
+                parts=(ch.sku,),
+                fix=f"fit {first}" if first else "fit one of the chassis' HGX baseboards",
+                edit=(SetBaseboard(sku=first),) if first else (),
+            )
+        )
+        return
+    if ctx.baseboard is None:
+        ctx.add(
+            finding(
+                "slots.unknown_baseboard",
+                "error",
+                f"baseboard {b.baseboard!r} is not in the parts catalog",
+                parts=(b.baseboard,),
+                fix=f"use {first}" if first else "use a baseboard from the catalog",
+                edit=(SetBaseboard(sku=first),) if first else (),
+            )
+        )
+        return
+    if ch.baseboard_skus and b.baseboard not in ch.baseboard_skus:
+        ctx.add(
+            finding(
+                "slots.baseboard_not_supported",
+                "error",
+                f"{ch.sku} takes {', '.join(ch.baseboard_skus)}; {b.baseboard} is not one of them",
+                parts=(b.baseboard,),
+                fix=f"use {first}",
+                edit=(SetBaseboard(sku=first),),
+            )
+        )
