@@ -1,0 +1,433 @@
+"""The slotwise Textual app: assemble a server slot by slot with live validation.
+
+State lives here and only here: the catalog, the undo/redo ``History`` of Builds, the
+engine's ``Report`` for the current build, the BOM meta and where it was last exported.
+Every change goes through :meth:`SlotwiseApp.apply_edits`, which applies engine edits,
+re-runs ``engine.evaluate.evaluate`` (pure, < 1 ms) and autosaves.  The catalog is loaded
+in a worker thread so the first frame does not wait for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.message import Message
+from textual.widgets import Footer, Static
+
+from engine.autosave import Autosave, AutosaveError, AutosaveState
+from engine.bom_meta import BomMeta, Clock, utc_now
+from engine.build import Build
+from engine.edits import EditError, apply_all
+from engine.report import Report
+from parts.catalog import Catalog
+from tui.history import History
+from tui.keys import APP_KEYS, bindings
+from tui.screens.palette import SlotwiseCommands
+
+MIN_WIDTH, MIN_HEIGHT = 60, 20
+
+
+class CatalogReady(Message):
+    def __init__(self, catalog: Catalog, loaded=None) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.loaded = loaded  # engine.bom.LoadedBom when a BOM was named
+
+
+class StartupFailed(Message):
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title = title
+        self.text = text
+
+
+class SlotwiseApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "slotwise"
+    BINDINGS = bindings(APP_KEYS)
+    COMMANDS = App.COMMANDS | {SlotwiseCommands}
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(
+        self,
+        bom: str | os.PathLike[str] | None = None,
+        catalog_dir: str | os.PathLike[str] | None = None,
+        *,
+        catalog: Catalog | None = None,
+        state_dir: str | os.PathLike[str] | None = None,
+        clock: Clock = utc_now,
+        autosave: bool = True,
+        evaluate: Callable[[Build, Catalog], Report] | None = None,
+    ) -> None:
+        super().__init__()
+        self.bom_arg = None if bom is None else str(bom)
+        self.catalog_dir = catalog_dir
+        self.catalog: Catalog = catalog  # type: ignore[assignment]  # set before any screen uses it
+        self.clock = clock
+        self.autosave = Autosave(state_dir, clock=clock) if autosave else None
+        self._evaluate = evaluate
+        self.history: History | None = None
+        self.report: Report | None = None
+        self.meta = BomMeta()
+        self.bom_path: str | None = None
+        self.saved_build: Build | None = None
+        self._autosave_warned = False
+        self._too_small = None
+
+    # ------------------------------------------------------------------------- start-up
+    def compose(self) -> ComposeResult:
+        yield Static("slotwise — loading the parts catalog…", id="loading")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._check_size()
+        if self.catalog is not None and self.bom_arg is None:
+            self.post_message(CatalogReady(self.catalog))
+        else:
+            self._load()
+
+    @work(thread=True, exclusive=True, group="startup")
+    def _load(self) -> None:
+        """Off the event loop: read the catalog (and the BOM named on the command line)."""
+        from parts.catalog import CatalogError, load_catalog
+
+        try:
+            catalog = self.catalog or load_catalog(self.catalog_dir)
+        except CatalogError as exc:
+            self.post_message(StartupFailed("The parts catalog has problems", str(exc)))
+            return
+        except OSError as exc:
+            self.post_message(StartupFailed("Cannot read the parts catalog", str(exc)))
+            return
+        loaded = None
+        if self.bom_arg is not None:
+            from engine.bom import read_bom
+
+            loaded = read_bom(self.bom_arg, catalog)
+        self.evaluate_fn()  # import the rule modules here, not on the first keystroke
+        self.post_message(CatalogReady(catalog, loaded))
+
+    def on_startup_failed(self, message: StartupFailed) -> None:
+        from tui.screens.message import ErrorScreen
+
+        self.query_one("#loading", Static).update(message.title)
+        self.push_screen(ErrorScreen(message.title, message.text, fatal=True))
+
+    def on_catalog_ready(self, message: CatalogReady) -> None:
+        self.catalog = message.catalog
+        loaded = message.loaded
+        self.query_one("#loading", Static).update(
+            "slotwise — catalog loaded.  Ctrl+N / n: new build · Ctrl+Q: quit"
+        )
+        if loaded is not None:
+            self._open_loaded(loaded)
+            return
+        state = self.autosave.load() if self.autosave else None
+        if self.autosave and self.autosave.problem:
+            self.notify(self.autosave.problem, severity="warning", timeout=10)
+        if state is not None and state.build.chassis in self.catalog.chassis:
+            self._offer_resume(state)
+        else:
+            self.action_new_build()
+
+    def _open_loaded(self, loaded) -> None:
+        from tui.screens.message import ErrorScreen
+
+        problems = "\n".join(
+            f"- {p.severity.upper()}: {p.message}"
+            + (f" (line {p.line})" if getattr(p, "line", None) else "")
+            + (f"\n  → {p.fix}" if p.fix else "")
+            for p in loaded.problems
+        )
+        if loaded.build is None or loaded.build.chassis not in self.catalog.chassis:
+            self.action_new_build()
+            self.push_screen(
+                ErrorScreen(
+                    f"Cannot open {loaded.filename}",
+                    (problems or "the file names no known chassis")
+                    + "\n\nStarting a new build instead.",
+                )
+            )
+            return
+        self.meta = loaded.meta
+        self.bom_path = loaded.filename
+        self.start(History(loaded.build), saved=loaded.build)
+        if loaded.problems:
+            self.push_screen(ErrorScreen(f"{loaded.filename} loaded with problems", problems))
+
+    def _offer_resume(self, state: AutosaveState) -> None:
+        from tui.screens.confirm import ConfirmScreen
+
+        when = state.saved_at.strftime("%Y-%m-%d %H:%M UTC")
+        n = len(state.build.slots)
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.meta = state.meta or BomMeta()
+                self.bom_path = state.bom_path
+                self.start(History.restore(state.build, state.undo, state.redo), saved=None)
+            else:
+                self.autosave.clear()
+                self.action_new_build()
+
+        self.push_screen(
+            ConfirmScreen(
+                f"Resume the build autosaved {when}?\n\n{state.build.chassis}, "
+                f"{n} card{'s' if n != 1 else ''} fitted"
+                + (f", from {state.bom_path}" if state.bom_path else "")
+                + ".\n\nNo starts a new build (the autosave is then discarded).",
+                yes="Resume",
+                no="New build",
+            ),
+            answer,
+        )
+
+    # ------------------------------------------------------------------------- state
+    def evaluate_fn(self) -> Callable[[Build, Catalog], Report]:
+        if self._evaluate is None:
+            from engine.evaluate import evaluate
+
+            self._evaluate = evaluate
+        return self._evaluate
+
+    def evaluate_build(self, build: Build, catalog: Catalog | None = None) -> Report:
+        """The engine's report; an engine crash becomes a finding, never a traceback."""
+        try:
+            return self.evaluate_fn()(build, catalog or self.catalog)
+        except Exception as exc:  # the engine promises not to raise; be safe anyway
+            from engine.report import Finding
+
+            return Report(
+                findings=(
+                    Finding(
+                        rule="app.engine_failed",
+                        severity="error",
+                        message=f"the rules engine failed on this build: {type(exc).__name__}: {exc}",
+                        fix="undo the last change and report this build (export it) as a bug",
+                    ),
+                )
+            )
+
+    @property
+    def dirty(self) -> bool:
+        return self.history is not None and self.history.current != self.saved_build
+
+    def start(self, history: History, saved: Build | None) -> None:
+        """Make ``history`` the build being edited and show the build screen."""
+        from tui.screens.build import BuildScreen
+
+        self.history = history
+        self.saved_build = saved if saved is not None else None
+        if saved is None and not history.can_undo and not history.can_redo:
+            self.saved_build = history.current  # a fresh build has nothing to lose yet
+        self.report = self.evaluate_build(history.current)
+        self._save_state()
+        screen = self._build_screen()
+        if screen is None:
+            self.push_screen(BuildScreen())
+        else:
+            screen.refresh_view(reload_form=True)
+
+    def _build_screen(self):
+        from tui.screens.build import BuildScreen
+
+        return next((s for s in self.screen_stack if isinstance(s, BuildScreen)), None)
+
+    def apply_edits(
+        self, edits, label: str, *, coalesce: str | None = None, reload_form: bool = True
+    ) -> bool:
+        """Apply engine edits as one undo step; False (with a message) if refused/no-op."""
+        if self.history is None:
+            return False
+        try:
+            new = apply_all(self.history.current, list(edits))
+        except (EditError, ValueError) as exc:
+            self.notify(f"Cannot {label}: {exc}", severity="error")
+            return False
+        if not self.history.push(new, label, coalesce=coalesce):
+            return False
+        self._changed(reload_form=reload_form)
+        return True
+
+    def undo(self) -> None:
+        label = self.history.undo() if self.history else None
+        if label is None:
+            self.notify("Nothing to undo.")
+            return
+        self.notify(f"Undid: {label}")
+        self._changed()
+
+    def redo(self) -> None:
+        label = self.history.redo() if self.history else None
+        if label is None:
+            self.notify("Nothing to redo.")
+            return
+        self.notify(f"Redid: {label}")
+        self._changed()
+
+    def _changed(self, reload_form: bool = True) -> None:
+        self.report = self.evaluate_build(self.history.current)
+        self._save_state()
+        screen = self._build_screen()
+        if screen is not None:
+            screen.refresh_view(reload_form=reload_form)
+
+    def _save_state(self) -> None:
+        if self.autosave is None or self.history is None:
+            return
+        try:
+            self.autosave.save(
+                self.history.current,
+                undo=self.history.undo_builds,
+                redo=self.history.redo_builds,
+                bom_path=self.bom_path,
+                meta=self.meta,
+            )
+        except AutosaveError as exc:
+            if not self._autosave_warned:
+                self._autosave_warned = True
+                self.notify(str(exc), severity="error", timeout=10)
+
+    # ------------------------------------------------------------------------- actions
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        if not any(isinstance(s, HelpScreen) for s in self.screen_stack):
+            self.push_screen(HelpScreen())
+
+    def action_new_build(self) -> None:
+        from tui.screens.chooser import ChassisChooser
+
+        if self.catalog is None:
+            return
+        if not self.catalog.chassis:
+            from tui.screens.message import ErrorScreen
+
+            self.push_screen(
+                ErrorScreen(
+                    "No chassis in the catalog",
+                    "The parts catalog lists no chassis, so there is "
+                    "nothing to build on. Check parts/data/chassis or "
+                    "the --catalog overlay.",
+                    fatal=True,
+                )
+            )
+            return
+
+        def chosen(sku: str | None) -> None:
+            if sku is None:
+                return
+            from engine.edits import SetChassis
+
+            if self.history is None:
+                self.meta = BomMeta.new(clock=self.clock)
+                self.bom_path = None
+                self.start(History(Build(chassis=sku)), saved=None)
+            else:
+                self.apply_edits((SetChassis(sku=sku),), f"start over on {sku}")
+
+        self.push_screen(ChassisChooser(self.catalog, cancellable=self.history is not None), chosen)
+
+    def action_export(self) -> None:
+        from tui.screens.export import ExportScreen
+
+        if self.history is None:
+            return
+        default = self.bom_path or f"{self.history.current.chassis}.toml"
+
+        def chosen(path: str | None) -> None:
+            if path is None:
+                return
+            p = Path(path).expanduser()
+            if p.exists():
+                from tui.screens.confirm import ConfirmScreen
+
+                def answer(yes: bool | None) -> None:
+                    if yes:
+                        self.export_to(p, force=True)
+
+                self.push_screen(
+                    ConfirmScreen(
+                        f"{p} already exists. Overwrite it?", yes="Overwrite", no="Keep it"
+                    ),
+                    answer,
+                )
+            else:
+                self.export_to(p, force=False)
+
+        self.push_screen(ExportScreen(default), chosen)
+
+    def export_to(self, path: Path, force: bool) -> bool:
+        from engine.bom import BomExistsError, export_bom, write_bom
+
+        meta = self.meta.touched(self.clock)
+        text = export_bom(self.history.current, self.catalog, meta, report=self.report)
+        try:
+            write_bom(path, text, force=force)
+        except (BomExistsError, OSError) as exc:
+            from tui.screens.message import ErrorScreen
+
+            self.push_screen(
+                ErrorScreen(
+                    "Export failed", f"{path}: {exc}\n\nChoose another file name or directory."
+                )
+            )
+            return False
+        self.meta = meta
+        self.bom_path = str(path)
+        self.saved_build = self.history.current
+        self._changed(reload_form=False)
+        self.notify(f"Exported the BOM to {path}")
+        return True
+
+    def action_request_quit(self) -> None:
+        from tui.screens.confirm import ConfirmScreen
+
+        if not self.dirty:
+            if self.autosave is not None:
+                self.autosave.clear()
+            self.exit(0)
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.exit(0)  # the autosave keeps the work: offered again on next start
+
+        self.push_screen(
+            ConfirmScreen(
+                "The build has changes that are not exported.\n\nQuit anyway? The autosave "
+                "keeps them and slotwise offers to resume next time.",
+                yes="Quit",
+                no="Stay",
+            ),
+            answer,
+        )
+
+    # ------------------------------------------------------------------------- size guard
+    def on_resize(self, event) -> None:
+        self._check_size()
+
+    def _check_size(self) -> None:
+        from tui.screens.message import TooSmallScreen
+
+        w, h = self.size
+        small = w < MIN_WIDTH or h < MIN_HEIGHT
+        if small and self._too_small is None:
+            self._too_small = TooSmallScreen(MIN_WIDTH, MIN_HEIGHT)
+            self.push_screen(self._too_small)
+        elif small and self._too_small is not None:
+            self._too_small.refresh_text()
+        elif not small and self._too_small is not None:
+            if self.screen is self._too_small:
+                self.pop_screen()
+            self._too_small = None
+
+
+def fixed_clock(when: datetime) -> Clock:
+    """A clock that always says ``when`` (tests and screenshots)."""
+    return lambda: when

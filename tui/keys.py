@@ -1,0 +1,177 @@
+"""Every key the app answers to, as data (Harlequin/Posting pattern: one registry, bindings by id).
+
+The help screen, the footer, the command palette and the ``BINDINGS`` of each screen are all
+generated from these tuples, so a key documented in one place works in all of them.  Only keys
+that reach an app over SSH are used: letters, digits, F1-F10, arrows, Enter, Ctrl combos.
+This module does not import Textual at import time (``bindings()`` imports it when called).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Key:
+    id: str  # stable id, e.g. "app.undo" (users could remap by id)
+    keys: str  # Textual key spec, comma-separated alternatives: "ctrl+z,u"
+    action: str  # Textual action name on the screen/app that owns the key
+    description: str  # short label (footer, palette)
+    help: str  # one sentence for the help screen and the palette
+    show: bool = True  # shown in the footer
+    priority: bool = False
+    bind: bool = True  # False: Textual already binds it (listed for help only)
+
+
+APP_KEYS: tuple[Key, ...] = (
+    Key("app.help", "f1,question_mark", "help", "Help", "Show every key.", priority=True),
+    Key(
+        "app.quit",
+        "ctrl+q",
+        "request_quit",
+        "Quit",
+        "Quit (asks first when the build has unexported changes).",
+        priority=True,
+    ),
+    Key(
+        "app.palette",
+        "ctrl+p",
+        "command_palette",
+        "Commands",
+        "Open the command palette: every action by name.",
+        show=False,
+        bind=False,
+    ),
+)
+
+BUILD_KEYS: tuple[Key, ...] = (
+    Key("build.tab_map", "f2", "show_tab('map')", "Map", "Show the chassis map and findings."),
+    Key(
+        "build.tab_budgets",
+        "f3",
+        "show_tab('budgets')",
+        "Budgets",
+        "Show the budgets: lanes per root, power, heat, GPU memory, time.",
+    ),
+    Key(
+        "build.tab_workload",
+        "f4",
+        "show_tab('workload')",
+        "Workload",
+        "Show the workload form and its verdict.",
+    ),
+    Key("build.tab_bom", "f5", "show_tab('bom')", "BOM", "Show the bill of materials."),
+    Key("build.undo", "ctrl+z,u", "undo", "Undo", "Undo the last change."),
+    Key("build.redo", "ctrl+y,r", "redo", "Redo", "Redo the change you undid."),
+    Key(
+        "build.fix",
+        "f",
+        "apply_fix",
+        "Fix",
+        "Apply the fix of the selected finding (when the engine offers one).",
+    ),
+    Key("build.export", "ctrl+s,e", "export", "Export", "Export the build as a BOM file."),
+    Key(
+        "build.new",
+        "ctrl+n,n",
+        "new_build",
+        "New",
+        "Start a new build on another chassis.",
+        show=False,
+    ),
+    Key("build.quit", "q", "request_quit", "Quit", "Quit (asks first when unsaved).", show=False),
+    Key(
+        "build.focus_next",
+        "tab",
+        "app.focus_next",
+        "Next pane",
+        "Move focus to the next pane.",
+        show=False,
+    ),
+)
+
+MAP_KEYS: tuple[Key, ...] = (
+    Key(
+        "map.pick",
+        "enter,space",
+        "pick",
+        "Pick part",
+        "Choose what goes in the slot / bay / socket / PSU under the cursor.",
+    ),
+    Key("map.remove", "x,delete", "remove", "Remove", "Empty the slot or row under the cursor."),
+    Key(
+        "map.move",
+        "m",
+        "move",
+        "Move",
+        "Move the card under the cursor: press m, go to the empty target slot, press m again.",
+    ),
+    Key("map.down", "j", "cursor_down", "Down", "Cursor down (also the arrow keys).", show=False),
+    Key("map.up", "k", "cursor_up", "Up", "Cursor up (also the arrow keys).", show=False),
+)
+
+PICKER_KEYS: tuple[Key, ...] = (
+    Key("picker.choose", "enter", "choose", "Choose", "Fit the highlighted part.", show=True),
+    Key(
+        "picker.all",
+        "f6",
+        "toggle_all",
+        "All parts",
+        "Also list catalog parts the vendor does not list for this chassis.",
+    ),
+    Key("picker.cancel", "escape", "cancel", "Cancel", "Close without changing anything."),
+)
+
+CHOOSER_KEYS: tuple[Key, ...] = (
+    Key("chooser.choose", "enter", "choose", "Choose", "Start the build on this chassis."),
+    Key("chooser.cancel", "escape", "cancel", "Back", "Back to the current build (if any)."),
+)
+
+ALL_KEYS: tuple[tuple[str, tuple[Key, ...]], ...] = (
+    ("Everywhere", APP_KEYS),
+    ("Build screen", BUILD_KEYS),
+    ("Chassis map", MAP_KEYS),
+    ("Part picker", PICKER_KEYS),
+    ("Chassis chooser", CHOOSER_KEYS),
+)
+
+
+def pretty_keys(spec: str) -> str:
+    """'ctrl+z,u' -> 'Ctrl+Z / u' for help text."""
+    names = {
+        "question_mark": "?",
+        "delete": "Del",
+        "escape": "Esc",
+        "enter": "Enter",
+        "space": "Space",
+        "tab": "Tab",
+    }
+    out = []
+    for k in spec.split(","):
+        k = names.get(k, k)
+        if "+" in k:
+            mod, _, key = k.partition("+")
+            k = f"{mod.capitalize()}+{key.upper()}"
+        elif k.startswith("f") and k[1:].isdigit():
+            k = k.upper()
+        out.append(k)
+    return " / ".join(out)
+
+
+def bindings(keys: tuple[Key, ...]) -> list:
+    """Textual ``Binding`` objects for ``keys`` (imported lazily so this module stays light)."""
+    from textual.binding import Binding
+
+    return [
+        Binding(
+            k.keys,
+            k.action,
+            k.description,
+            show=k.show,
+            id=k.id,
+            tooltip=k.help,
+            priority=k.priority,
+        )
+        for k in keys
+        if k.bind
+    ]

@@ -1,0 +1,222 @@
+"""The build screen: chassis map + findings (side by side when wide, stacked when narrow),
+budgets, workload form and BOM in tabs.  It holds no rules and no state of its own beyond
+the cursor: every change goes through the app (``apply_edits``), which re-runs the engine."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from engine.edits import Move, Remove, RemoveBridge, SetBaseboard, SetCount, SetDrives, SetWorkload
+from tui.keys import BUILD_KEYS, bindings
+from tui.screens.picker import PartPicker
+from tui.screens.picker_model import target_for
+from tui.widgets.bom_view import BomView
+from tui.widgets.budgets import BudgetsView
+from tui.widgets.chassis_map import ChassisMap
+from tui.widgets.findings import FindingsList, summary_text
+from tui.widgets.map_rows import MapRow
+from tui.widgets.workload_form import WorkloadForm
+
+
+class BuildScreen(Screen[None]):
+    BINDINGS = bindings(BUILD_KEYS)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.move_src: str | None = None
+        self.form_problem: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status")
+        with TabbedContent(initial="map", id="tabs"):
+            with TabPane("Map F2", id="map"), Horizontal(id="split"):
+                yield ChassisMap(id="chassis-map")
+                with Vertical(id="side"):
+                    yield Static("", id="findings-title")
+                    yield FindingsList(id="findings")
+            with TabPane("Budgets F3", id="budgets"), VerticalScroll():
+                yield BudgetsView(id="budgets-view")
+            with TabPane("Workload F4", id="workload"):
+                presets = [
+                    (f"{m.sku} — {m.name}", m.sku)
+                    for m in sorted(self.app.catalog.models.values(), key=lambda m: m.sku)
+                ]
+                yield WorkloadForm(presets, id="workload-form")
+            with TabPane("BOM F5", id="bom"), VerticalScroll():
+                yield BomView(id="bom-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_view(reload_form=True)
+        self.query_one(ChassisMap).focus()
+
+    # ------------------------------------------------------------------------- drawing
+    def refresh_view(self, reload_form: bool = False) -> None:
+        app = self.app
+        build = app.history.current
+        report = app.report
+        chassis = app.catalog.chassis.get(build.chassis)
+        status = Text()
+        status.append("slotwise ", style="bold")
+        status.append(f"│ {build.chassis} ")
+        gpus = sum(1 for s in build.slots.values() if s in app.catalog.gpus)
+        status.append(f"│ {gpus} GPU{'s' if gpus != 1 else ''} ")
+        status.append("│ ")
+        status.append_text(summary_text(report))
+        if app.dirty:
+            status.append("│ unexported changes", style="italic")
+        if self.move_src:
+            status.append(
+                f" │ moving slot {self.move_src}: m on the target, Esc cancels",
+                style="bold reverse",
+            )
+        self.query_one("#status", Static).update(status)
+
+        findings = self.query_one(FindingsList)
+        findings.show(report)
+        n = len(report.findings) if report else 0
+        self.query_one("#findings-title", Static).update(
+            f"[b]Findings[/b] ({n}) — Tab to focus, f applies a fix"
+        )
+        marked = set(findings.current.slots) if findings.current else set()
+        cmap = self.query_one(ChassisMap)
+        cmap.moving = self.move_src
+        if chassis is not None:
+            cmap.show(chassis, build, app.catalog, report, marked)
+        self.query_one(BudgetsView).show(report)
+        form = self.query_one(WorkloadForm)
+        if reload_form:
+            form.load(build.workload)
+        form.show_verdict(report, build.workload, self.form_problem)
+        self.query_one(BomView).show(build, app.catalog, app.meta, report)
+
+    # ------------------------------------------------------------------------- events
+    def on_findings_list_selected(self, event: FindingsList.Selected) -> None:
+        marked = set(event.finding.slots) if event.finding else set()
+        cmap = self.query_one(ChassisMap)
+        chassis = self.app.catalog.chassis.get(self.app.history.current.chassis)
+        if chassis is not None:
+            cmap.show(chassis, self.app.history.current, self.app.catalog, self.app.report, marked)
+
+    def on_chassis_map_pick(self, event: ChassisMap.Pick) -> None:
+        app = self.app
+        build = app.history.current
+        chassis = app.catalog.chassis.get(build.chassis)
+        target = target_for(event.row.key, chassis, build) if chassis else None
+        if target is None:
+            return
+
+        def done(edits: tuple | None) -> None:
+            if edits:
+                app.apply_edits(edits, "; ".join(e.describe() for e in edits))
+
+        app.push_screen(
+            PartPicker(target, build, chassis, app.catalog, app.evaluate_build, app.report), done
+        )
+
+    def on_chassis_map_remove_row(self, event: ChassisMap.RemoveRow) -> None:
+        edit = _removal(event.row, self.app.history.current)
+        if edit is None:
+            self.notify("Nothing to remove here.", severity="warning")
+            return
+        self.app.apply_edits((edit,), edit.describe())
+
+    def on_chassis_map_move_row(self, event: ChassisMap.MoveRow) -> None:
+        sid = event.row.slots[0]
+        build = self.app.history.current
+        if self.move_src is None:
+            if sid not in build.slots:
+                self.notify(
+                    "This slot is empty: put the cursor on a card to move it.", severity="warning"
+                )
+                return
+            self.move_src = sid
+            self.refresh_view()
+            return
+        src, self.move_src = self.move_src, None
+        if src == sid:
+            self.refresh_view()
+            return
+        edit = Move(src=src, dst=sid)
+        if not self.app.apply_edits((edit,), edit.describe()):
+            self.refresh_view()
+
+    def on_workload_form_changed(self, event: WorkloadForm.Changed) -> None:
+        self.form_problem = event.problem
+        if event.problem is None:
+            edit = SetWorkload(workload=event.workload)
+            if self.app.apply_edits(
+                (edit,), edit.describe(), coalesce="workload", reload_form=False
+            ):
+                return
+        form = self.query_one(WorkloadForm)
+        form.show_verdict(self.app.report, self.app.history.current.workload, self.form_problem)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane = event.pane.id
+        if pane == "map":
+            self.query_one(ChassisMap).focus()
+        elif pane == "workload":
+            self.call_after_refresh(self._focus_form)
+
+    def _focus_form(self) -> None:
+        self.query_one("#wl-model").focus()
+
+    # ------------------------------------------------------------------------- actions
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        if tab == "map":
+            self.query_one(ChassisMap).focus()
+
+    def action_undo(self) -> None:
+        self.app.undo()
+
+    def action_redo(self) -> None:
+        self.app.redo()
+
+    def action_apply_fix(self) -> None:
+        f = self.query_one(FindingsList).current
+        if f is None:
+            self.notify("No finding selected (Tab to the findings, ↑↓ to choose).")
+            return
+        if not f.edit:
+            self.notify(f"No automatic fix for {f.rule}. {f.fix or ''}".strip(), severity="warning")
+            return
+        label = f"fix {f.rule}: " + "; ".join(e.describe() for e in f.edit)
+        if self.app.apply_edits(tuple(f.edit), label):
+            self.notify(label)
+
+    def action_export(self) -> None:
+        self.app.action_export()
+
+    def action_new_build(self) -> None:
+        self.app.action_new_build()
+
+    def action_request_quit(self) -> None:
+        self.app.action_request_quit()
+
+    def key_escape(self) -> None:
+        if self.move_src is not None:
+            self.move_src = None
+            self.refresh_view()
+
+
+def _removal(row: MapRow, build):
+    k = row.kind
+    if k == "slot":
+        sid = row.slots[0]
+        return Remove(slot=sid) if sid in build.slots else None
+    if k == "nvlink":
+        return RemoveBridge(slots=row.slots) if row.filled else None
+    if k in ("cpu", "dimm", "psu"):
+        return SetCount(what=k, sku=None, count=0) if row.filled else None
+    if k == "bay":
+        return SetDrives(bay=row.key[4:], sku=None, count=0) if row.filled else None
+    if k == "baseboard":
+        return SetBaseboard(sku=None) if build.baseboard else None
+    return None

@@ -1,0 +1,119 @@
+"""Chassis chooser: a new build starts here.  Every chassis with its key figures; a chassis
+whose slot topology was inferred rather than read from a manual says so in words."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from parts.catalog import Catalog
+from parts.schema import Chassis
+from tui.keys import APP_KEYS, CHOOSER_KEYS, bindings
+
+COOLING = {"air": "air", "liquid": "liquid", "air_or_liquid": "air or liquid"}
+
+
+def chassis_text(ch: Chassis) -> Text:
+    t = Text(no_wrap=False)
+    t.append(f"{ch.sku:<19}", style="bold")
+    figs = [
+        ch.family,
+        f"{ch.form_factor_u}U" if ch.form_factor_u else "?U",
+        f"{ch.max_gpus if ch.max_gpus is not None else '?'}× "
+        f"{'SXM' if ch.gpu_form == 'sxm' else 'PCIe'} GPU",
+        f"{ch.psu_bays if ch.psu_bays else '?'} PSU",
+        COOLING[ch.cooling],
+    ]
+    t.append(" " + " · ".join(figs))
+    if ch.topology_confidence == "C":
+        t.append("  ⚠ topology inferred", style="bold yellow")
+    t.append(f"\n  {ch.name}", style="dim")
+    return t
+
+
+class ChassisChooser(Screen[str | None]):
+    BINDINGS = bindings(APP_KEYS) + bindings(CHOOSER_KEYS)
+
+    def __init__(self, catalog: Catalog, cancellable: bool = False) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.cancellable = cancellable
+        self.skus = sorted(catalog.chassis, key=lambda s: (catalog.chassis[s].family, s))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="chooser"):
+            yield Static(
+                "[b]New build[/b] — choose a chassis (type to filter, ↑↓, Enter)",
+                id="chooser-title",
+            )
+            yield Input(placeholder="filter: sku, family, 4U, sxm ...", id="chooser-filter")
+            yield OptionList(id="chooser-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._fill("")
+        self.query_one("#chooser-list", OptionList).focus()
+
+    def _fill(self, query: str) -> None:
+        words = query.lower().split()
+        opts = []
+        for sku in self.skus:
+            ch = self.catalog.chassis[sku]
+            text = chassis_text(ch)
+            if all(w in text.plain.lower() for w in words):
+                opts.append(Option(text, id=sku))
+        ol = self.query_one("#chooser-list", OptionList)
+        ol.set_options(opts or [Option("no chassis matches the filter", disabled=True)])
+        if opts:
+            ol.highlighted = 0
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_choose()
+
+    def on_key(self, event) -> None:
+        # Typing a letter while the list has focus goes to the filter (search as you type).
+        ol = self.query_one("#chooser-list", OptionList)
+        if (
+            self.focused is ol
+            and event.character
+            and event.character.isalnum()
+            and event.key not in ("q", "n")
+        ):
+            inp = self.query_one("#chooser-filter", Input)
+            inp.focus()
+            inp.insert_text_at_cursor(event.character)
+            event.stop()
+        elif self.focused is self.query_one("#chooser-filter", Input) and event.key in (
+            "down",
+            "up",
+        ):
+            ol.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_choose(self) -> None:
+        ol = self.query_one("#chooser-list", OptionList)
+        opt = ol.highlighted_option
+        if opt is not None and opt.id:
+            self.dismiss(opt.id)
+
+    def action_cancel(self) -> None:
+        if self.cancellable:
+            self.dismiss(None)
+        else:
+            self.app.action_request_quit()
+
+    def action_help(self) -> None:
+        self.app.action_help()
+
+    def action_request_quit(self) -> None:
+        self.app.action_request_quit()

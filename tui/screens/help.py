@@ -1,0 +1,40 @@
+"""Every key, grouped by where it works, generated from tui.keys."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui.keys import ALL_KEYS, pretty_keys
+
+
+def help_table() -> Table:
+    table = Table(show_header=True, header_style="bold", box=None, expand=True, pad_edge=False)
+    table.add_column("Key", no_wrap=True)
+    table.add_column("What it does")
+    for group, keys in ALL_KEYS:
+        table.add_row(f"[b u]{group}[/]", "")
+        for k in keys:
+            table.add_row(pretty_keys(k.keys), k.help)
+    table.add_row("[b u]Workload form[/]", "")
+    table.add_row("Tab / Shift+Tab", "Next / previous field; type to search model presets.")
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,f1,q,question_mark", "close", "Close", id="help.close")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog help-dialog"):
+            yield Static(
+                "slotwise keys  (Esc closes; Ctrl+P lists every action)", classes="dialog-title"
+            )
+            with VerticalScroll(classes="dialog-scroll"):
+                yield Static(help_table())
+
+    def action_close(self) -> None:
+        self.dismiss(None)

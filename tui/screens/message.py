@@ -1,0 +1,60 @@
+"""Modal messages: an error (never a traceback) and the "terminal too small" notice."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class ErrorScreen(ModalScreen[None]):
+    """Shows a problem with what to do; Enter/Esc closes.  ``fatal`` quits the app instead."""
+
+    BINDINGS = [Binding("enter,escape,q", "close", "Close", id="error.close")]
+
+    def __init__(self, title: str, message: str, fatal: bool = False) -> None:
+        super().__init__()
+        self.title_text = title
+        self.message = message
+        self.fatal = fatal
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog error-dialog"):
+            yield Static(f"✖ {self.title_text}", classes="dialog-title", markup=False)
+            with VerticalScroll(classes="dialog-scroll"):
+                yield Static(self.message, classes="dialog-text", markup=False)
+            yield Static(
+                "Enter / Esc: " + ("quit" if self.fatal else "close"), classes="dialog-keys"
+            )
+
+    def action_close(self) -> None:
+        if self.fatal:
+            self.app.exit(2)
+        else:
+            self.dismiss(None)
+
+
+class TooSmallScreen(ModalScreen[None]):
+    """Covers everything while the terminal is below the minimum size."""
+
+    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", id="small.quit")]
+
+    def __init__(self, min_w: int, min_h: int) -> None:
+        super().__init__()
+        self.min_w = min_w
+        self.min_h = min_h
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="too-small")
+
+    def on_mount(self) -> None:
+        self.refresh_text()
+
+    def refresh_text(self) -> None:
+        w, h = self.app.size
+        self.query_one("#too-small", Static).update(
+            f"Enlarge the terminal to at least {self.min_w}x{self.min_h} "
+            f"(now {w}x{h}).  Ctrl+Q quits."
+        )

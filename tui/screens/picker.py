@@ -1,0 +1,194 @@
+"""Part picker (modal) for the focused map row: the parts that go there, key figures, search as
+you type, a count for CPUs / DIMMs / PSUs / drives / bridges.  A part that would add an error
+is still listed, with the engine's reason, so nothing is hidden without saying why."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from engine.build import Build
+from engine.report import Report
+from parts.catalog import Catalog
+from parts.schema import Chassis
+from tui.keys import PICKER_KEYS, bindings
+from tui.screens.picker_model import (
+    EMPTY,
+    Choice,
+    Evaluate,
+    PickTarget,
+    choices,
+    edits_for,
+    matches,
+)
+
+
+def choice_text(c: Choice, current: str | None) -> Text:
+    t = Text()
+    if c.key == EMPTY:
+        t.append("○ ", style="bold")
+    elif c.problem or c.new_errors:
+        t.append("✖ ", style="bold red")
+    elif not c.listed:
+        t.append("? ", style="yellow")
+    else:
+        t.append("✔ ", style="bold green")
+    t.append(c.title, style="bold")
+    if current and c.key == current:
+        t.append("  (fitted now)", style="italic")
+    if not c.listed:
+        t.append("  not listed for this chassis", style="yellow")
+    t.append(f"\n   {c.figures}", style="dim")
+    if c.problem:
+        t.append(f"\n   ✖ cannot: {c.problem}", style="red")
+    for f in c.new_errors[:2]:
+        t.append(f"\n   ✖ would add ERROR {f.rule}: {f.message}", style="red")
+    if len(c.new_errors) > 2:
+        t.append(f"\n   … and {len(c.new_errors) - 2} more error(s)", style="red")
+    return t
+
+
+class PartPicker(ModalScreen[tuple | None]):
+    """Dismisses with the edits to apply, or None."""
+
+    BINDINGS = bindings(PICKER_KEYS)
+
+    def __init__(
+        self,
+        target: PickTarget,
+        build: Build,
+        chassis: Chassis,
+        catalog: Catalog,
+        evaluate: Evaluate,
+        report: Report,
+    ) -> None:
+        super().__init__()
+        self.target = target
+        self.build = build
+        self.chassis = chassis
+        self.catalog = catalog
+        self.evaluate = evaluate
+        self.report = report
+        self.show_all = False
+        self.all_choices: list[Choice] = []
+        self.shown: list[Choice] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog picker-dialog"):
+            yield Static(
+                f"[b]{self.target.title}[/b] — pick a part",
+                classes="dialog-title",
+                id="picker-title",
+            )
+            with Horizontal(id="picker-inputs"):
+                yield Input(
+                    placeholder="search: type part of a SKU, name or figure", id="picker-search"
+                )
+                if self.target.counted:
+                    yield Label(self.target.count_label, id="picker-count-label")
+                    yield Input(str(self.target.default_count), type="integer", id="picker-count")
+            yield OptionList(id="picker-list")
+            yield Static(
+                "Enter: fit · Tab: count · F6: all catalog parts · Esc: cancel   "
+                "✔ no new error · ✖ adds an error · ? not listed",
+                classes="dialog-keys",
+            )
+
+    def on_mount(self) -> None:
+        self._recompute()
+        self.query_one("#picker-search", Input).focus()
+
+    def _count(self) -> int | None:
+        if not self.target.counted:
+            return 1
+        text = self.query_one("#picker-count", Input).value.strip()
+        try:
+            n = int(text)
+        except ValueError:
+            return None
+        return n if n >= 0 else None
+
+    def _recompute(self) -> None:
+        n = self._count()
+        if n is None:
+            self._set([], "type a whole number of " + self.target.count_label)
+            return
+        self.all_choices = choices(
+            self.target,
+            self.build,
+            self.chassis,
+            self.catalog,
+            self.evaluate,
+            self.report,
+            n,
+            self.show_all,
+        )
+        self._filter()
+
+    def _filter(self) -> None:
+        q = self.query_one("#picker-search", Input).value
+        self.shown = [c for c in self.all_choices if c.key == EMPTY or matches(c, q)]
+        self._set(self.shown, "nothing matches; clear the search or press F6 for all parts")
+
+    def _set(self, shown: list[Choice], empty_msg: str) -> None:
+        ol = self.query_one("#picker-list", OptionList)
+        if not shown:
+            self.shown = []
+            ol.set_options([Option(empty_msg, disabled=True)])
+            return
+        ol.set_options([Option(choice_text(c, self.target.current), id=c.key) for c in shown])
+        current = next(
+            (i for i, c in enumerate(shown) if c.key == self.target.current and c.key != EMPTY),
+            None,
+        )
+        first_real = next((i for i, c in enumerate(shown) if c.key != EMPTY), 0)
+        ol.highlighted = current if current is not None else first_real
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if event.input.id == "picker-count":
+            self._recompute()
+        else:
+            self._filter()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_choose()
+
+    def on_key(self, event) -> None:
+        if event.key in ("down", "up", "pagedown", "pageup") and isinstance(self.focused, Input):
+            ol = self.query_one("#picker-list", OptionList)
+            ol.focus()
+            getattr(
+                ol,
+                "action_cursor_down" if event.key in ("down", "pagedown") else "action_cursor_up",
+            )()
+            event.stop()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_choose()
+
+    def action_choose(self) -> None:
+        ol = self.query_one("#picker-list", OptionList)
+        i = ol.highlighted
+        n = self._count()
+        if i is None or i >= len(self.shown) or n is None:
+            self.notify("Nothing to fit: pick a part (and a valid count).", severity="warning")
+            return
+        choice = self.shown[i]
+        if choice.problem:
+            self.notify(choice.problem, severity="error")
+            return
+        self.dismiss(edits_for(self.target, choice.key, n))
+
+    def action_toggle_all(self) -> None:
+        self.show_all = not self.show_all
+        self._recompute()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,44 @@
+"""The BOM view: the line items exactly as engine.bom will export them, the summary, and the
+canonical TOML text the export writes."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from engine.bom import export_bom
+from engine.bom_items import line_items
+from engine.bom_meta import BomMeta
+from engine.build import Build
+from engine.report import Report
+from parts.catalog import Catalog
+from tui.widgets.findings import summary_text
+
+
+def bom_text(build: Build, catalog: Catalog, meta: BomMeta, report: Report | None) -> Text:
+    t = Text()
+    t.append("LINE ITEMS\n", style="bold underline")
+    items = line_items(build, catalog)
+    for it in items:
+        t.append(f"{it.quantity:>4} × ", style="bold")
+        t.append(f"{it.sku:<30} ", style="bold")
+        t.append(f"{it.description}\n", style="dim")
+    if not items:
+        t.append("  (nothing yet)\n", style="dim")
+    t.append("\nSUMMARY  ", style="bold underline")
+    t.append_text(summary_text(report))
+    t.append("\n")
+    if report is not None:
+        for name in ("power", "heat"):
+            b = report.budget(name)
+            if b is not None:
+                avail = "unknown" if b.available is None else f"{b.available:,.0f}"
+                t.append(f"  {name}: {b.used:,.0f} of {avail} {b.unit}\n")
+    t.append("\nEXPORTED FILE (canonical TOML; Ctrl+S or e to export)\n", style="bold underline")
+    t.append(export_bom(build, catalog, meta, report=report))
+    return t
+
+
+class BomView(Static):
+    def show(self, build: Build, catalog: Catalog, meta: BomMeta, report: Report | None) -> None:
+        self.update(bom_text(build, catalog, meta, report))

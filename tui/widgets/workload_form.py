@@ -1,0 +1,221 @@
+"""The workload form: model (searchable presets, or a config.json path / Hugging Face id),
+method, precision, sequence length, batch, parallelism, tokens and target days.
+
+Every change builds an ``engine.workload.Workload`` and posts ``WorkloadForm.Changed``; the
+screen puts it on the build and the engine's verdict is shown above the form.  A value that
+does not parse is reported next to the form (field name and what to type), never raised.
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Grid, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Label, Select, Static
+
+from engine.report import Report
+from engine.workload import Workload, parse_count
+from tui.widgets.budgets import budget_text, fmt_amount
+from tui.widgets.findings import finding_text
+
+METHODS = ("inference", "lora", "qlora", "full", "pretrain")
+PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
+PARALLEL = (
+    ("auto (zero3 when >1 GPU)", "auto"),
+    ("ddp", "ddp"),
+    ("zero1", "zero1"),
+    ("zero2", "zero2"),
+    ("zero3 / fsdp", "zero3"),
+)
+
+
+class WorkloadForm(Vertical):
+    class Changed(Message):
+        def __init__(self, workload: Workload | None, problem: str | None) -> None:
+            super().__init__()
+            self.workload = workload
+            self.problem = problem
+
+    def __init__(self, presets: list[tuple[str, str]], **kw) -> None:
+        super().__init__(**kw)
+        self.presets = presets  # (label, id)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="verdict")
+        with VerticalScroll(id="wl-scroll"), Grid(id="wl-grid"):
+            yield Label("Model preset")
+            yield Select(
+                self.presets, prompt="type to search presets", id="wl-model", type_to_search=True
+            )
+            yield Label("or config / HF id")
+            yield Input(placeholder="path/to/config.json or org/model", id="wl-config")
+            yield Label("Method")
+            yield Select(
+                [(m, m) for m in METHODS], value="inference", allow_blank=False, id="wl-method"
+            )
+            yield Label("Precision")
+            yield Select(
+                [(p, p) for p in PRECISIONS], value="bf16", allow_blank=False, id="wl-precision"
+            )
+            yield Label("Sequence length")
+            yield Input("2048", type="integer", id="wl-seq")
+            yield Label("Micro-batch / GPU")
+            yield Input("1", type="integer", id="wl-batch")
+            yield Label("Parallelism")
+            yield Select(PARALLEL, value="auto", allow_blank=False, id="wl-parallel")
+            yield Label("Tensor parallel")
+            yield Input("1", type="integer", id="wl-tp")
+            yield Label("Tokens to train")
+            yield Input(placeholder="e.g. 2B, 300M", id="wl-tokens")
+            yield Label("Target days")
+            yield Input(placeholder="e.g. 7", type="number", id="wl-days")
+
+    def load(self, w: Workload | None) -> None:
+        """Show ``w`` in the fields without posting Changed."""
+        with self.prevent(Input.Changed, Select.Changed):
+            w = w or Workload()
+            ids = {v for _, v in self.presets}
+            self.query_one("#wl-model", Select).value = w.model if w.model in ids else Select.NULL
+            self.query_one("#wl-config", Input).value = w.config or ""
+            self.query_one("#wl-method", Select).value = w.method
+            self.query_one("#wl-precision", Select).value = w.precision
+            self.query_one("#wl-seq", Input).value = str(w.seq_len)
+            self.query_one("#wl-batch", Input).value = str(w.micro_batch)
+            self.query_one("#wl-parallel", Select).value = w.parallel or "auto"
+            self.query_one("#wl-tp", Input).value = str(w.tp)
+            self.query_one("#wl-tokens", Input).value = "" if w.tokens is None else f"{w.tokens:g}"
+            self.query_one("#wl-days", Input).value = (
+                "" if w.target_days is None else f"{w.target_days:g}"
+            )
+
+    def read(self) -> tuple[Workload | None, str | None]:
+        """The workload the fields describe, or (None, why not)."""
+        model = self.query_one("#wl-model", Select).value
+        config = self.query_one("#wl-config", Input).value.strip()
+        if model == Select.NULL and not config:
+            return None, None
+        fields: dict = {}
+        if config:
+            fields["config"] = config
+            if model != Select.NULL:
+                return None, "give a model preset or a config / HF id, not both (clear one)"
+        else:
+            fields["model"] = model
+        fields["method"] = self.query_one("#wl-method", Select).value
+        fields["precision"] = self.query_one("#wl-precision", Select).value
+        par = self.query_one("#wl-parallel", Select).value
+        fields["parallel"] = None if par == "auto" else par
+        for fid, name, label in (
+            ("#wl-seq", "seq_len", "Sequence length"),
+            ("#wl-batch", "micro_batch", "Micro-batch"),
+            ("#wl-tp", "tp", "Tensor parallel"),
+        ):
+            text = self.query_one(fid, Input).value.strip()
+            if not text:
+                return None, f"{label}: type a whole number"
+            try:
+                fields[name] = int(text)
+            except ValueError:
+                return None, f"{label}: {text!r} is not a whole number"
+        tokens = self.query_one("#wl-tokens", Input).value.strip()
+        if tokens:
+            try:
+                fields["tokens"] = parse_count(tokens)
+            except ValueError:
+                return None, f"Tokens to train: {tokens!r}; type a number like 2B or 300M"
+        days = self.query_one("#wl-days", Input).value.strip()
+        if days:
+            try:
+                fields["target_days"] = float(days)
+            except ValueError:
+                return None, f"Target days: {days!r} is not a number"
+        try:
+            return Workload(**fields), None
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "workload"
+            return None, f"{where}: {err['msg']}"
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._emit()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._emit()
+
+    def _emit(self) -> None:
+        w, problem = self.read()
+        self.post_message(self.Changed(w, problem))
+
+    def show_verdict(
+        self, report: Report | None, workload: Workload | None, problem: str | None = None
+    ) -> None:
+        self.query_one("#verdict", Static).update(verdict_text(report, workload, problem))
+
+
+def verdict_text(
+    report: Report | None, workload: Workload | None, problem: str | None = None
+) -> Text:
+    t = Text()
+    if problem:
+        t.append("✖ INPUT  ", style="bold red")
+        t.append(problem + "\n")
+    if workload is None:
+        t.append(
+            "Choose a model preset (or a config.json / HF id) to see whether it fits.", style="dim"
+        )
+        return t
+    est = getattr(report, "estimate", None) if report else None
+    if est is not None:
+        fits = getattr(est, "fits", None)
+        mem = getattr(getattr(est, "memory_per_gpu", None), "total_bytes", None)
+        have = getattr(est, "gpu_memory_bytes", None)
+        if fits is True:
+            t.append("✔ FITS", style="bold green")
+        elif fits is False:
+            t.append("✖ DOES NOT FIT", style="bold red")
+        else:
+            t.append("? FIT UNKNOWN", style="bold yellow")
+        if mem is not None:
+            t.append(f"  needs {fmt_amount(mem, 'B')} per GPU")
+            if have:
+                t.append(f" of {fmt_amount(have, 'B')}")
+        gpus = getattr(est, "gpus", None)
+        if gpus:
+            t.append(f" on {gpus} × {getattr(est, 'gpu', '')}")
+        min_gpus = getattr(est, "min_gpus", None)
+        if min_gpus is not None:
+            t.append(f"; at least {min_gpus} GPU{'s' if min_gpus != 1 else ''} needed")
+        t.append("\n")
+        hours = getattr(est, "train_hours", None)
+        if hours is not None:
+            t.append(f"Time to train: {fmt_amount(hours, 'h')}")
+            if workload.target_days:
+                ok = hours <= workload.target_days * 24
+                t.append(
+                    f"  {'✔ within' if ok else '✖ over'} the {workload.target_days:g}-day target",
+                    style="green" if ok else "bold red",
+                )
+            t.append("\n")
+        tps = getattr(est, "decode_tokens_per_s", None)
+        if tps is not None:
+            t.append(f"Decode: about {tps:,.0f} tokens/s\n")
+    elif report is not None:
+        t.append("No estimate for this build yet (fit GPUs first).\n", style="dim")
+    if report is not None:
+        for f in report.findings:
+            if f.rule.startswith(("workload", "fit", "estimate")):
+                t.append_text(finding_text(f))
+                t.append("\n")
+        for name in ("gpu_memory", "train_time"):
+            b = report.budget(name)
+            if b is not None:
+                t.append_text(budget_text(b, 56))
+    if est is not None:
+        notes = getattr(getattr(est, "assumptions", None), "notes", None) or []
+        for n in notes[:3]:
+            t.append(f" · {n}\n", style="dim")
+    return t
