@@ -115,8 +115,8 @@ def _from_config_ref(ref: str, *, offline: bool, timeout: float) -> tuple[ModelP
         warnings.append(
             f"{ref}: using the cached config.json ({fetched.stale_reason}); it may be outdated"
         )
-    preset, more = _arch(fetched.config, source=fetched.url, name=ref)
-    return preset, warnings + more
+    preset, warnings = _arch(fetched.config, source=fetched.url, name=ref, warnings=warnings)
+    return preset.model_copy(update={"hf_id": ref}), warnings
 
 
 def _looks_like_path(ref: str) -> bool:
@@ -154,11 +154,14 @@ def _from_arch(arch: dict[str, Any]) -> tuple[ModelPreset, list[str]]:
     return _arch(arch, source="architecture numbers", name=str(arch.get("name") or "custom"))
 
 
-def _arch(cfg: dict[str, Any], *, source: str, name: str) -> tuple[ModelPreset, list[str]]:
+def _arch(
+    cfg: dict[str, Any], *, source: str, name: str, warnings: list[str] | None = None
+) -> tuple[ModelPreset, list[str]]:
     try:
-        preset, warnings = arch_from_config(cfg, source=source, name=name)
+        preset, found = arch_from_config(cfg, source=source, name=name)
     except ArchConfigError as exc:
         raise ModelResolveError(f"{exc}.") from exc
+    warnings = [*(warnings or []), *found]
     if warnings:
         notes = " ".join(filter(None, [preset.notes, "Warnings: " + "; ".join(warnings) + "."]))
         preset = preset.model_copy(update={"notes": notes})
