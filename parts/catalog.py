@@ -213,7 +213,9 @@ def _read_dir(directory: Path, label: str) -> tuple[list[_Loaded], list[Problem]
 
 
 def _tables(data: dict, path: Path) -> Iterable[tuple[str, dict, int]]:
-    if path.parent.name == "chassis" and "sku" in data:
+    # A file under chassis/ is one chassis (top-level keys = its fields), even when it lacks
+    # "sku": then validation names the missing field instead of calling each key a table.
+    if path.parent.name == "chassis" and ("sku" in data or not set(data) & set(MODEL_BY_KIND)):
         yield "chassis", {k: v for k, v in data.items() if k != "kind"}, 0
         return
     for kind, value in data.items():
