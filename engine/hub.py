@@ -133,10 +133,20 @@ def fetch_config(
     headers = {"Accept": "application/json", "User-Agent": "slotwise"}
     token = os.environ.get(TOKEN_ENV, "").strip()
     if token:
+        if not token.isascii() or not token.isprintable() or " " in token:
+            raise HubError(
+                "HF_TOKEN contains spaces, control or non-ASCII characters; set it to the token "
+                "exactly as the Hugging Face settings page shows it."
+            )
         headers["Authorization"] = f"Bearer {token}"
     try:
         with httpx.Client(timeout=timeout, follow_redirects=True, headers=headers) as client:
             response = client.get(url)
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+        raise HubError(
+            f"The Hub address {endpoint()!r} is not a usable http(s) URL ({exc}); fix or unset "
+            f"{ENDPOINT_ENV}."
+        ) from exc
     except httpx.TimeoutException:
         return _fallback(repo_id, path, url, f"the Hub did not answer within {timeout:g} s")
     except httpx.TransportError as exc:

@@ -357,3 +357,17 @@ def test_missing_required_fields_is_an_error_naming_them():
 def test_bad_values_are_errors(field, value):
     with pytest.raises(ArchConfigError, match=field):
         arch_from_config({**LLAMA_8B, field: value}, source="test", name="x")
+
+
+def test_unusable_endpoint_is_a_clear_error(hub, monkeypatch):
+    monkeypatch.setenv("SLOTWISE_HF_ENDPOINT", "ftp://example.invalid")
+    with pytest.raises(HubError, match="SLOTWISE_HF_ENDPOINT"):
+        fetch_config("ok/model-8b")
+
+
+def test_token_with_control_characters_is_refused_without_echoing_it(hub, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_abc\ndef")
+    with pytest.raises(HubError) as err:
+        fetch_config("ok/model-8b")
+    assert "HF_TOKEN" in str(err.value) and "hf_abc" not in str(err.value)
+    assert _Hub.seen_auth == []

@@ -188,6 +188,7 @@ def test_lora_params_match_hand_arithmetic(models):
 def test_moe_lora_covers_every_expert(models):
     mx = linear_params_by_module(models["mixtral-8x7b"])
     assert sum(s.count for s in mx["gate"]) == 32 * 8
+    assert [s.hf_name for s in mx["gate"]] == ["experts.w1"]
     ds = linear_params_by_module(models["deepseek-v3"])
     counts = {s.hf_name: s.count for s in ds["up"]}
     assert counts == {"mlp.up_proj": 3, "experts.up_proj": 58 * 256, "shared_experts.up_proj": 58}

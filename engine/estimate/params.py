@@ -196,7 +196,9 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
     ``q`` is q_a_proj + q_b_proj, ``k`` is kv_a_proj_with_mqa and ``v`` is kv_b_proj (the
     projections PEFT users target for DeepSeek).  MoE: ``gate``/``up``/``down`` cover the dense
     layers' MLP, every routed expert and the shared experts; the router (also named ``gate`` in
-    the checkpoint) is excluded as PEFT cannot wrap it as a LoRA Linear.
+    the checkpoint) is excluded.  Whether a LoRA library can adapt the experts depends on its
+    version (recent ``transformers`` store experts as fused 3-D parameters, not Linears), so for
+    MoE models the expert entries are an upper bound on what "all-linear" adapts.
     """
     h = arch.hidden_size
     dense, moe = layer_split(arch)
@@ -214,7 +216,15 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
 
     ffn("mlp.", arch.intermediate_size, dense)
     if moe:
-        ffn("experts.", expert_intermediate(arch), moe * (arch.num_experts or 0))
+        if arch.model_type == "mixtral":
+            # MixtralBlockSparseTop2MLP names them w1 (gate), w3 (up), w2 (down).
+            n = moe * (arch.num_experts or 0)
+            inter = expert_intermediate(arch)
+            gate.append(LinearShape("experts.w1", h, inter, n))
+            up.append(LinearShape("experts.w3", h, inter, n))
+            down.append(LinearShape("experts.w2", inter, h, n))
+        else:
+            ffn("experts.", expert_intermediate(arch), moe * (arch.num_experts or 0))
         shared = arch.n_shared_experts or 0
         if shared:
             ffn("shared_experts.", expert_intermediate(arch) * shared, moe)
