@@ -1,0 +1,316 @@
+"""The workload model: GPU memory per GPU, FLOPs, training time and inference speed.
+
+``estimate(workload, gpu, gpus, arch=...)`` is pure arithmetic (no I/O) and fast enough to run on
+every keystroke.  Each formula names its origin in the module that implements it:
+:mod:`engine.estimate.memory` (weights, gradients, optimizer, KV cache, offload, sharding),
+:mod:`engine.estimate.activations` (saved activations, logits) and
+:mod:`engine.estimate.compute` (FLOPs, time, tokens/s); constants and their sources live in
+:mod:`engine.estimate.constants`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.estimate.compute import (
+    decode_tokens_per_s,
+    flops_per_token,
+    peak_flops,
+    train_seconds,
+)
+from engine.estimate.constants import (
+    DEFAULT_GPUS_PER_SERVER,
+    DEFAULT_MBU,
+    DEFAULT_MFU,
+    FRAGMENTATION_MARGIN,
+    GIB,
+    MAX_GPUS,
+)
+from engine.estimate.memory import MemoryBreakdown, memory_per_gpu, weight_bytes_per_param
+from engine.estimate.params import ParamCounts, count_params
+from engine.workload import Workload
+from parts.schema import Gpu, ModelPreset
+
+__all__ = [
+    "Assumptions",
+    "Estimate",
+    "MemoryBreakdown",
+    "estimate",
+    "gpu_capacity_bytes",
+    "layout",
+    "min_gpus",
+    "suggest_changes",
+]
+
+
+class Assumptions(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    mfu: float
+    mbu: float
+    notes: tuple[str, ...] = ()
+
+
+class Estimate(BaseModel):
+    """What the workload needs on ``gpus`` GPUs of model ``gpu``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gpu: str
+    gpus: int
+    gpu_memory_bytes: float
+    usable_bytes: float = Field(description="capacity minus the fragmentation margin")
+    memory_per_gpu: MemoryBreakdown
+    fits: bool
+    min_gpus: int | None
+    servers: int
+    gpus_per_server: int
+    tp: int
+    dp: int
+    parallel: str
+    params: int
+    active_params: int
+    flops_per_token: float
+    recompute_flops_per_token: float = 0.0
+    train_hours: float | None = None
+    gpus_for_target_days: int | None = None
+    decode_tokens_per_s: float | None = None
+    prefill_tokens_per_s: float | None = None
+    assumptions: Assumptions
+
+    def to_json(self) -> dict:
+        """The ``estimate --json`` object (CLI.md keys first, then extras)."""
+        return {
+            "gpu": self.gpu,
+            "gpus": self.gpus,
+            "gpu_memory_bytes": round(self.gpu_memory_bytes),
+            "memory_per_gpu": self.memory_per_gpu.to_json(),
+            "fits": self.fits,
+            "min_gpus": self.min_gpus,
+            "flops_per_token": self.flops_per_token,
+            "train_hours": self.train_hours,
+            "decode_tokens_per_s": self.decode_tokens_per_s,
+            "assumptions": {
+                "mfu": self.assumptions.mfu,
+                "mbu": self.assumptions.mbu,
+                "notes": list(self.assumptions.notes),
+            },
+            "usable_bytes": round(self.usable_bytes),
+            "servers": self.servers,
+            "gpus_per_server": self.gpus_per_server,
+            "tp": self.tp,
+            "dp": self.dp,
+            "parallel": self.parallel,
+            "params": self.params,
+            "active_params": self.active_params,
+            "recompute_flops_per_token": self.recompute_flops_per_token,
+            "prefill_tokens_per_s": self.prefill_tokens_per_s,
+            "gpus_for_target_days": self.gpus_for_target_days,
+        }
+
+
+def gpu_capacity_bytes(gpu: Gpu) -> float:
+    """HBM capacity in bytes.  Catalog ``memory_gb`` is NVIDIA's marketing "GB", which for HBM
+    parts is binary: an H100 80GB has five 16 GiB HBM3 stacks (nvidia-smi: 81,559 MiB usable),
+    so we read it as GiB."""
+    return gpu.memory_gb * GIB
+
+
+def layout(workload: Workload, gpus: int) -> tuple[int, int, str, list[str]]:
+    """(tp, dp, parallel, notes) for ``gpus`` GPUs.
+
+    Training: tensor parallel ``--tp`` (at most ``gpus``), data parallel over the rest.
+    Inference: the model is split over every GPU (tensor/pipeline parallel, as vLLM's
+    ``tensor_parallel_size`` x ``pipeline_parallel_size``), so each GPU holds 1/gpus of it.
+    """
+    notes: list[str] = []
+    gpus = max(1, gpus)
+    if not workload.training:
+        if gpus > 1:
+            notes.append(f"inference: model split over {gpus} GPUs (tensor/pipeline parallel)")
+        return gpus, 1, "tp", notes
+    tp = min(workload.tp, gpus)
+    if tp < workload.tp:
+        notes.append(f"--tp {workload.tp} needs {workload.tp} GPUs; using tp={tp}")
+    dp = max(1, gpus // tp)
+    if dp * tp != gpus:
+        notes.append(f"{gpus} GPUs is not a multiple of tp={tp}: {dp * tp} of them are used")
+    return tp, dp, workload.parallel_for(gpus), notes
+
+
+def _memory(
+    workload: Workload, gpus: int, arch: ModelPreset, counts: ParamCounts
+) -> tuple[MemoryBreakdown, int, int, str, list[str]]:
+    tp, dp, parallel, notes = layout(workload, gpus)
+    mem, mem_notes = memory_per_gpu(arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts)
+    return mem, tp, dp, parallel, notes + mem_notes
+
+
+def usable_bytes(gpu: Gpu) -> float:
+    return gpu_capacity_bytes(gpu) * (1.0 - FRAGMENTATION_MARGIN)
+
+
+def _candidates() -> list[int]:
+    """GPU counts ``min_gpus`` considers: 1-8, then whole 8-GPU servers up to MAX_GPUS."""
+    return list(range(1, 8)) + list(range(8, MAX_GPUS + 1, 8))
+
+
+def min_gpus(
+    workload: Workload, gpu: Gpu, *, arch: ModelPreset, counts: ParamCounts | None = None
+) -> int | None:
+    """Smallest GPU count of this model that fits, or None if none up to MAX_GPUS.
+
+    Memory per GPU never grows with more GPUs (sharding and model splitting only divide), so a
+    binary search over the candidate counts finds the first that fits.  Counts that are not a
+    multiple of ``--tp`` are skipped.
+    """
+    counts = counts or count_params(arch)
+    cap = usable_bytes(gpu)
+    cands = [n for n in _candidates() if not workload.training or n % workload.tp == 0]
+    if not cands:
+        return None
+
+    def fits(n: int) -> bool:
+        return _memory(workload, n, arch, counts)[0].total_bytes <= cap
+
+    if not fits(cands[-1]):
+        return None
+    lo, hi = 0, len(cands) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(cands[mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return cands[lo]
+
+
+def estimate(
+    workload: Workload,
+    gpu: Gpu,
+    gpus: int,
+    *,
+    arch: ModelPreset,
+    gpus_per_server: int = DEFAULT_GPUS_PER_SERVER,
+) -> Estimate:
+    """Memory per GPU, fit, minimum GPU count, FLOPs, time and speed for ``workload``."""
+    gpus = max(1, int(gpus))
+    counts = count_params(arch)
+    mem, tp, dp, parallel, notes = _memory(workload, gpus, arch, counts)
+    cap = gpu_capacity_bytes(gpu)
+    usable = usable_bytes(gpu)
+    fits = mem.total_bytes <= usable
+    needed = gpus if fits and gpus == 1 else min_gpus(workload, gpu, arch=arch, counts=counts)
+    notes.append(
+        f"overhead = CUDA context; fit needs total <= {100 * (1 - FRAGMENTATION_MARGIN):.0f}% "
+        "of the GPU's memory (allocator fragmentation)"
+    )
+
+    mfu = workload.mfu or DEFAULT_MFU
+    mbu = DEFAULT_MBU
+    flops = flops_per_token(arch, workload, counts)
+    peak, peak_field = peak_flops(gpu, workload.precision)
+    if peak is None:
+        notes.append(f"{gpu.sku}: {peak_field} unknown, so time and speed were not estimated")
+
+    train_hours = gpus_for_target = None
+    used = tp * dp
+    if workload.training and workload.tokens and peak:
+        train_hours = train_seconds(workload.tokens, flops, workload, peak, used, mfu) / 3600
+        if workload.target_days:
+            one_gpu_h = train_seconds(workload.tokens, flops, workload, peak, 1, mfu) / 3600
+            gpus_for_target = max(1, math.ceil(one_gpu_h / (workload.target_days * 24)))
+        if workload.checkpointing:
+            notes.append("time includes the recompute forward pass (+2N FLOPs per token)")
+        if workload.method == "qlora":
+            notes.append("qlora: x1.6 time for NF4 dequantization (litgpt measured table)")
+
+    decode = prefill = None
+    if not workload.training and peak is not None:
+        prefill = gpus * peak * mfu / flops.forward
+    if not workload.training and gpu.memory_bw_gbs:
+        # Every decode step reads this GPU's weights and its KV cache once.
+        w_read = counts.active * weight_bytes_per_param(workload) / tp
+        read = w_read + mem.kv_cache_bytes
+        step_flops = workload.micro_batch * flops.forward / gpus
+        decode = decode_tokens_per_s(
+            read_bytes_per_step=read,
+            bandwidth_bps=gpu.memory_bw_gbs * 1e9,
+            mbu=mbu,
+            step_flops_per_gpu=step_flops,
+            peak=peak,
+            mfu=mfu,
+            sequences=workload.micro_batch,
+        )
+        notes.append(
+            f"decode: weights + KV cache at full context read once per token at "
+            f"{mbu:.0%} of {gpu.memory_bw_gbs:g} GB/s"
+        )
+    elif not workload.training:
+        notes.append(f"{gpu.sku}: memory bandwidth unknown, decode speed not estimated")
+
+    servers = math.ceil(gpus / max(1, gpus_per_server))
+    return Estimate(
+        gpu=gpu.sku,
+        gpus=gpus,
+        gpu_memory_bytes=cap,
+        usable_bytes=usable,
+        memory_per_gpu=mem,
+        fits=fits,
+        min_gpus=needed,
+        servers=servers,
+        gpus_per_server=gpus_per_server,
+        tp=tp,
+        dp=dp,
+        parallel=parallel,
+        params=counts.total,
+        active_params=counts.active,
+        flops_per_token=flops.model,
+        recompute_flops_per_token=flops.recompute,
+        train_hours=train_hours,
+        gpus_for_target_days=gpus_for_target,
+        decode_tokens_per_s=decode,
+        prefill_tokens_per_s=prefill,
+        assumptions=Assumptions(mfu=mfu, mbu=mbu, notes=tuple(notes)),
+    )
+
+
+def suggest_changes(
+    workload: Workload, gpu: Gpu, gpus: int, *, arch: ModelPreset
+) -> list[tuple[str, float, bool]]:
+    """What to change when the workload does not fit: (change, GiB per GPU after, fits).
+
+    Each alternative is re-estimated, so the advice is never a guess.
+    """
+    counts = count_params(arch)
+    cap = usable_bytes(gpu)
+    out: list[tuple[str, float, bool]] = []
+
+    def trial(label: str, **changes) -> None:
+        try:
+            w = workload.model_copy(update=changes)
+            w = Workload.model_validate(w.model_dump())
+        except ValueError:
+            return
+        total = _memory(w, gpus, arch, counts)[0].total_bytes
+        out.append((label, total / GIB, total <= cap))
+
+    if workload.training and not workload.checkpointing:
+        trial("turn on gradient checkpointing", grad_checkpointing=True)
+    if workload.method in ("full", "pretrain"):
+        trial("use LoRA instead of full fine-tuning", method="lora")
+    if workload.method in ("full", "pretrain", "lora"):
+        trial("use QLoRA (4-bit base)", method="qlora")
+    if workload.training and workload.offload == "none":
+        trial("offload optimizer state to CPU", offload="optimizer")
+    if workload.training and gpus > 1 and workload.parallel_for(gpus) != "zero3":
+        trial("shard everything with ZeRO-3 / FSDP", parallel="zero3")
+    if workload.micro_batch > 1:
+        trial("micro-batch 1", micro_batch=1)
+    if workload.seq_len > 2048:
+        trial(f"sequence length {workload.seq_len // 2}", seq_len=workload.seq_len // 2)
+    if not workload.training and workload.precision in ("bf16", "fp16", "fp32"):
+        trial("serve in FP8", precision="fp8")
+    return out

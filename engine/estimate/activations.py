@@ -1,0 +1,184 @@
+"""Activation memory: what autograd keeps between the forward and the backward pass.
+
+Origin.  Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+Models" (arXiv:2205.05198), section 4.1, counts the tensors a GPT layer saves:
+``sbh(34 + 5as/h)`` bytes per layer in 16-bit.  Their 34 assumes a 4h GeLU MLP, LayerNorm and
+dropout masks, and ``5as/h`` is the attention-score matrix.  Modern Llama-style models differ, so we
+redo the same tensor-by-tensor count for the layer the config describes (RMSNorm, SwiGLU MLP of
+width ``intermediate_size``, GQA, no dropout) and assume fused scaled-dot-product attention
+(FlashAttention, Dao et al. 2022, arXiv:2205.14135), which saves q, k, v, the output and a
+log-sum-exp instead of the ``s x s`` scores, so the ``5as/h`` term is gone.
+
+Per token per layer, with ``e`` bytes per activation element (2 for bf16):
+
+* each RMSNorm: the fp32 upcast of its input, 4h bytes (``LlamaRMSNorm`` computes in fp32 and
+  ``pow``/``mul`` keep that copy);
+* attention: q, k, v and output saved by SDPA: ``e (q_dim + 2 kv_dim + o_dim)``;
+* SwiGLU MLP: gate output (for SiLU's backward), SiLU output and up output (for the product):
+  ``3 e i``; for MoE layers ``i`` is the routed experts a token visits plus shared experts, and the
+  dispatched copies of the token's hidden state (``k e h``) are kept too;
+* the *input* of a linear layer is kept only when something needs it in backward: its weight is
+  trained (full fine-tuning), a LoRA adapter sits on it, or the base weight is a bitsandbytes
+  4-bit weight (``MatMul4Bit`` saves its input whenever any input needs a gradient, bitsandbytes
+  ``autograd/_functions.py``): q/k/v share one input (``e h``), o (``e o_dim``), gate/up share
+  one (``e h``), down (``e i``);
+* LoRA with dropout (PEFT and litgpt recipes use 0.05-0.1) keeps, per adapted module, the dropped
+  input (``e`` x in_features) and its mask (1 byte x in_features).
+
+Activation recompute (``--grad-checkpointing``, one checkpoint per decoder layer as in HF
+``gradient_checkpointing_enable`` and torchtune) keeps only each layer's input (``e h``) and
+re-creates one layer's full set during its backward (Chen et al. 2016, arXiv:1604.06174).
+
+Logits and loss: ``tokens x vocab`` logits in ``e`` bytes, their fp32 upcast for the
+cross-entropy and the fp32 gradient of the loss w.r.t. the logits (HF ``LlamaForCausalLM`` /
+``ForCausalLMLoss`` upcasts logits to float before ``cross_entropy``): ``(e + 8)`` bytes per
+token per vocabulary entry.  With 128k-256k vocabularies this is often the largest single item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.estimate.params import expert_intermediate, head_dim, is_mla, layer_split
+from engine.workload import Workload
+from parts.schema import ModelPreset
+
+#: Bytes of the fp32 copy an RMSNorm keeps per element.
+NORM_FP32_BYTES = 4.0
+#: Bytes per element of a dropout mask (torch.bool).
+DROPOUT_MASK_BYTES = 1.0
+
+
+@dataclass(frozen=True)
+class LayerDims:
+    """The widths that decide a decoder layer's saved activations."""
+
+    hidden: int
+    q_dim: int
+    k_dim: int
+    v_dim: int
+    o_dim: int
+    dense_inter: int  # SwiGLU width of a dense layer
+    moe_inter: int  # summed SwiGLU width a token visits in a MoE layer (routed top-k + shared)
+    moe_topk: int
+    norms: int  # RMSNorms per layer
+
+    @property
+    def max_inter(self) -> int:
+        return max(self.dense_inter, self.moe_inter)
+
+
+def layer_dims(arch: ModelPreset) -> LayerDims:
+    """Widths as the HF modeling code materializes them (MLA: k and v after up-projection)."""
+    h = arch.hidden_size
+    nh = arch.num_attention_heads
+    if is_mla(arch):
+        qk = (arch.qk_nope_head_dim or 0) + (arch.qk_rope_head_dim or 0)
+        v = arch.v_head_dim or head_dim(arch)
+        q_dim, k_dim, v_dim, o_dim = nh * qk, nh * qk, nh * v, nh * v
+    else:
+        hd = head_dim(arch)
+        q_dim = o_dim = nh * hd
+        k_dim = v_dim = arch.num_key_value_heads * hd
+    dense, moe = layer_split(arch)
+    moe_inter = 0
+    topk = 0
+    if moe:
+        topk = min(arch.num_experts_per_tok or 1, arch.num_experts or 1)
+        moe_inter = expert_intermediate(arch) * (topk + (arch.n_shared_experts or 0))
+    norms = 4 if arch.model_type in ("gemma2", "gemma3", "gemma3_text") else 2
+    return LayerDims(
+        hidden=h,
+        q_dim=q_dim,
+        k_dim=k_dim,
+        v_dim=v_dim,
+        o_dim=o_dim,
+        dense_inter=arch.intermediate_size if dense else 0,
+        moe_inter=moe_inter,
+        moe_topk=topk,
+        norms=norms,
+    )
+
+
+def _input_saved(workload: Workload) -> set[str]:
+    """Linear modules whose input autograd keeps (see module docstring)."""
+    every = {"q", "k", "v", "o", "gate", "up", "down"}
+    if workload.method in ("full", "pretrain") or workload.method == "qlora":
+        return every
+    if workload.method == "lora":
+        return set(workload.lora_targets)
+    return set()
+
+
+def layer_bytes_per_token(
+    dims: LayerDims, workload: Workload, e: float, *, moe_layer: bool = False
+) -> float:
+    """Bytes one decoder layer keeps per token for its backward, no recompute."""
+    h = dims.hidden
+    inter = dims.moe_inter if moe_layer else dims.dense_inter
+    saved = _input_saved(workload)
+    b = dims.norms * NORM_FP32_BYTES * h
+    b += e * (dims.q_dim + dims.k_dim + dims.v_dim + dims.o_dim)  # SDPA: q, k, v, out
+    b += 3 * e * inter  # SwiGLU: gate out, act out, up out
+    if moe_layer:
+        b += dims.moe_topk * e * h  # token copies dispatched to its experts
+    if saved & {"q", "k", "v"}:
+        b += e * h
+    if "o" in saved:
+        b += e * dims.o_dim
+    if saved & {"gate", "up"}:
+        b += e * h
+    if "down" in saved:
+        b += e * inter
+    if workload.method in ("lora", "qlora"):
+        in_features = {
+            "q": h,
+            "k": h,
+            "v": h,
+            "o": dims.o_dim,
+            "gate": h,
+            "up": h,
+            "down": inter,
+        }
+        b += sum((e + DROPOUT_MASK_BYTES) * in_features[t] for t in set(workload.lora_targets))
+    return b
+
+
+def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> float:
+    """Saved activations of one micro-batch on one GPU (tensor/sequence parallel divides by tp).
+
+    Tensor parallelism with sequence parallelism (Korthikanti et al. 2022, section 4.2.2) splits
+    every saved activation across the ``tp`` ranks.
+    """
+    dims = layer_dims(arch)
+    dense, moe = layer_split(arch)
+    tokens = workload.seq_len * workload.micro_batch
+    dense_l = layer_bytes_per_token(dims, workload, e) if dense else 0.0
+    moe_l = layer_bytes_per_token(dims, workload, e, moe_layer=True) if moe else 0.0
+    if workload.checkpointing:
+        per_token = (dense + moe) * e * dims.hidden + max(dense_l, moe_l)
+    else:
+        per_token = dense * dense_l + moe * moe_l
+    return tokens * per_token / tp
+
+
+def logits_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> float:
+    """Logits + fp32 loss buffers for training; the last position's fp32 logits for inference."""
+    if not workload.training:
+        return workload.micro_batch * arch.vocab_size * 4.0 / tp
+    tokens = workload.seq_len * workload.micro_batch
+    return tokens * arch.vocab_size * (e + 8.0) / tp
+
+
+def inference_activation_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> float:
+    """Transient working set of one layer during prefill of the whole prompt batch.
+
+    Inference keeps nothing for a backward pass; the peak is the largest layer's temporaries
+    while the prompt is processed: residual + normed hidden state (2 e h), q/k/v (e (q+k+v)) and
+    the SwiGLU gate, up and product (3 e i).
+    """
+    dims = layer_dims(arch)
+    tokens = workload.seq_len * workload.micro_batch
+    per_token = e * (2 * dims.hidden + dims.q_dim + dims.k_dim + dims.v_dim)
+    per_token += 3 * e * dims.max_inter
+    return tokens * per_token / tp

@@ -1,0 +1,109 @@
+"""Compute per token, training time and inference speed.
+
+Origins:
+
+* Training FLOPs per token ``6N`` (forward 2N, backward 4N; Kaplan et al. 2020, "Scaling Laws
+  for Neural Language Models", arXiv:2001.08361, section 2.1), where N counts the weights that
+  take part in matmuls: every active parameter except the input embedding (a lookup), plus the
+  output projection when it is tied to the embedding.  Attention adds ``12 L H Q T`` per token
+  (PaLM, Chowdhery et al. 2022, arXiv:2204.02311, appendix B: the MFU definition Meta and
+  others use), written here as ``6 L T (q_dim + o_dim)`` so MLA's unequal q/v head widths count
+  right.
+* LoRA / QLoRA: the frozen base still runs forward (2N) and backpropagates activation gradients
+  (2N) but computes no weight gradients (the other 2N), so ``4N`` plus ``6 N_adapter``
+  (LoRA paper, Hu et al. 2021, section 4.2 reports the resulting ~25 % speed-up on GPT-3 175B).
+* Activation recompute re-runs the forward: ``+2N`` and a third of the attention term (Chen et
+  al. 2016).  These are hardware FLOPs: they cost time but are not counted in MFU.
+* Time = tokens x FLOPs / (GPUs x dense peak x MFU).  Peak is the GPU's dense BF16 figure
+  (FP8 figure for ``--precision fp8``, FP32 for fp32).  See constants.DEFAULT_MFU.
+* Decode is memory-bound: each generated token reads this GPU's share of the weights and the
+  KV cache once, so step time = bytes / (bandwidth x MBU), bounded below by the step's FLOPs at
+  the training MFU (Pope et al. 2022, "Efficiently Scaling Transformer Inference",
+  arXiv:2211.05102, section 2).  Prefill is compute-bound: 2N + attention FLOPs per prompt
+  token at the MFU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.estimate.activations import layer_dims
+from engine.estimate.constants import QLORA_SLOWDOWN
+from engine.estimate.params import ParamCounts, lora_params
+from engine.workload import Workload
+from parts.schema import Gpu, ModelPreset
+
+
+@dataclass(frozen=True)
+class Flops:
+    """FLOPs per token: ``model`` (what MFU counts) and ``recompute`` (extra hardware FLOPs)."""
+
+    model: float
+    recompute: float
+    forward: float
+
+
+def matmul_params(arch: ModelPreset, counts: ParamCounts) -> float:
+    """Weights that take part in matmuls for one token (see module docstring)."""
+    n = counts.active - counts.embedding
+    if arch.tie_word_embeddings:
+        n += arch.vocab_size * arch.hidden_size
+    return float(n)
+
+
+def attention_flops_fwd(arch: ModelPreset, seq_len: int) -> float:
+    """Forward attention FLOPs per token: QK^T and AV, ``2 L T (q_dim + o_dim)``."""
+    d = layer_dims(arch)
+    return 2.0 * arch.num_hidden_layers * seq_len * (d.q_dim + d.o_dim)
+
+
+def flops_per_token(arch: ModelPreset, workload: Workload, counts: ParamCounts) -> Flops:
+    n = matmul_params(arch, counts)
+    attn_fwd = attention_flops_fwd(arch, workload.seq_len)
+    forward = 2.0 * n + attn_fwd
+    if not workload.training:
+        return Flops(model=forward, recompute=0.0, forward=forward)
+    if workload.method in ("lora", "qlora"):
+        adapter = lora_params(arch, workload.lora_targets, workload.lora_rank)
+        model = 4.0 * n + 6.0 * adapter + 3.0 * attn_fwd
+    else:
+        model = 6.0 * n + 3.0 * attn_fwd
+    recompute = forward if workload.checkpointing else 0.0
+    return Flops(model=model, recompute=recompute, forward=forward)
+
+
+def peak_flops(gpu: Gpu, precision: str) -> tuple[float | None, str]:
+    """Dense peak FLOP/s for the precision, and which catalog figure it came from."""
+    if precision == "fp8" and gpu.fp8_tflops_dense:
+        return gpu.fp8_tflops_dense * 1e12, "fp8_tflops_dense"
+    if precision == "fp32" and gpu.fp32_tflops:
+        return gpu.fp32_tflops * 1e12, "fp32_tflops"
+    if gpu.bf16_tflops_dense:
+        return gpu.bf16_tflops_dense * 1e12, "bf16_tflops_dense"
+    return None, "bf16_tflops_dense"
+
+
+def train_seconds(
+    tokens: float, flops: Flops, workload: Workload, peak: float, gpus: int, mfu: float
+) -> float:
+    hardware = flops.model + flops.recompute
+    seconds = tokens * hardware / (gpus * peak * mfu)
+    if workload.method == "qlora":
+        seconds *= QLORA_SLOWDOWN
+    return seconds
+
+
+def decode_tokens_per_s(
+    *,
+    read_bytes_per_step: float,
+    bandwidth_bps: float,
+    mbu: float,
+    step_flops_per_gpu: float,
+    peak: float | None,
+    mfu: float,
+    sequences: int,
+) -> float:
+    """Aggregate generated tokens/s of ``sequences`` concurrent sequences on the GPU group."""
+    t_mem = read_bytes_per_step / (bandwidth_bps * mbu)
+    t_compute = step_flops_per_gpu / (peak * mfu) if peak else 0.0
+    return sequences / max(t_mem, t_compute)

@@ -1,0 +1,84 @@
+"""Constants of the workload model, each with where it comes from.
+
+Nothing here is fitted to the test cases: each figure is a property of a number format, a
+library's documented behaviour, or a published utilisation figure, and the docstring or comment
+next to it says which.
+"""
+
+from __future__ import annotations
+
+GIB = 1024**3
+
+# ----------------------------------------------------------------------------- number formats
+
+#: Bytes per element of weights / activations for each ``--precision`` (IEEE / bfloat16 / OCP
+#: FP8 formats: 4, 2, 2 and 1 byte).
+BYTES: dict[str, float] = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+
+#: QLoRA NF4 storage: 4 bits per weight, plus block-wise absmax constants.  Dettmers et al. 2023,
+#: "QLoRA: Efficient Finetuning of Quantized LLMs" (arXiv:2305.14314) section 3, Double
+#: Quantization: blocksize 64 with fp32 constants costs 32/64 = 0.5 bit/param; quantizing the
+#: constants to 8 bit in blocks of 256 costs 8/64 + 32/(64*256) = 0.127 bit/param.
+NF4_BITS_PER_PARAM = 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0)
+
+# ----------------------------------------------------------------------------- optimizer state
+
+#: Optimizer state bytes per *trainable* parameter, excluding the fp32 master copy.
+#: AdamW keeps two moments (Loshchilov & Hutter 2019); in fp32 that is 4 + 4 bytes (ZeRO paper,
+#: Rajbhandari et al. 2020, arXiv:1910.02054, section 3.1: "K = 12" = 4 master + 4 + 4).
+#: bitsandbytes 8-bit AdamW stores each moment in 1 byte plus one fp32 absmax per 2048-value
+#: block (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", arXiv:2110.02861):
+#: 2 + 8/2048 bytes.  The paged variant has the same size; pages may be evicted to CPU memory
+#: under pressure, which we do not count on.  SGD with momentum keeps one buffer.
+OPTIMIZER_STATE_BYTES_FP32: dict[str, float] = {
+    "adamw": 8.0,
+    "adamw-8bit": 2.0 + 8.0 / 2048.0,
+    "paged-adamw-8bit": 2.0 + 8.0 / 2048.0,
+    "sgd": 4.0,
+}
+
+#: fp32 master copy of the weights kept by mixed-precision training (Micikevicius et al. 2018,
+#: "Mixed Precision Training", arXiv:1710.03740; ZeRO paper section 3.1).
+MASTER_WEIGHT_BYTES = 4.0
+
+# ----------------------------------------------------------------------------- runtime overhead
+
+#: CUDA context + cuBLAS/cuDNN handles that every process creates on its GPU and that PyTorch's
+#: allocator does not report.  PyTorch's CUDA notes ("CUDA semantics: memory management") say
+#: the context is not counted by ``memory_allocated``; measured sizes on Ampere/Hopper with
+#: CUDA 12 lazy module loading are a few hundred MiB.  We take 0.5 GiB.
+CUDA_CONTEXT_BYTES = 0.5 * GIB
+
+#: Share of the GPU's physical memory left free to absorb allocator fragmentation: the caching
+#: allocator rounds blocks and keeps freed blocks cached, so ``max_memory_reserved`` runs a few
+#: percent above ``max_memory_allocated``.  Used only for the fit verdict ("fits" needs total
+#: <= (1 - margin) x capacity), never added to the reported total.
+FRAGMENTATION_MARGIN = 0.05
+
+# ----------------------------------------------------------------------------- utilisation
+
+#: Default model FLOPs utilisation for training (fraction of the GPU's dense BF16 peak doing
+#: model FLOPs).  Llama 3 paper (Dubey et al. 2024, arXiv:2407.21783, Table 4): 38-43 % BF16 MFU
+#: on 8k-16k H100s for the 405B model; BLOOM (Le Scao et al. 2022, arXiv:2211.05100) reports
+#: 150 TFLOPS per A100 (48 %) with Megatron-DeepSpeed.  0.40 is the low end of those.
+DEFAULT_MFU = 0.40
+
+#: QLoRA steps are slower than LoRA steps at equal FLOPs: each frozen NF4 weight is dequantized
+#: before every matmul, forward and backward.  litgpt's measured resource table (A100-40GB,
+#: tutorials/resource-tables.md, Oct 2023) gives 1k iterations: Llama 2 7B LoRA 2.36 min vs
+#: nf4-dq 3.83 min (x1.62), 13B 3.19 vs 6.55 min (x2.05).  We use x1.6, the smaller of the two.
+QLORA_SLOWDOWN = 1.6
+
+#: Model bandwidth utilisation for decode: achieved / peak memory bandwidth while streaming the
+#: weights and KV cache once per generated token.  The metric is defined in "LLM Inference
+#: Performance Engineering: Best Practices" (Databricks / MosaicML, Oct 2023,
+#: https://www.databricks.com/blog/llm-inference-performance-engineering-best-practices), whose
+#: measured values sit well below 100 %; 0.6 is our assumption inside that range.
+DEFAULT_MBU = 0.6
+
+# ----------------------------------------------------------------------------- search limits
+
+#: ``min_gpus`` scans GPU counts up to this many.
+MAX_GPUS = 1024
+#: GPUs per server unless the caller says otherwise (HGX / 8-GPU PCIe systems).
+DEFAULT_GPUS_PER_SERVER = 8

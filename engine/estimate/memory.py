@@ -1,0 +1,282 @@
+"""GPU memory per GPU for a workload: weights, gradients, optimizer state, activations, KV cache.
+
+Origins of each term:
+
+* Mixed-precision training state per trainable parameter (ZeRO paper, Rajbhandari et al. 2020,
+  arXiv:1910.02054, section 3.1): 2 bytes bf16 weights + 2 bytes bf16 gradients + ``K = 12``
+  bytes optimizer state (4 fp32 master + 4 + 4 Adam moments) = 16 bytes.  Without a master
+  copy (``master_weights=False``: litgpt ``bf16-true``, torchtune ``dtype: bf16``) weights,
+  gradients and moments are all bf16: 2 + 2 + 4 = 8 bytes.
+* ZeRO stages (same paper, figure 1): stage 1 shards the optimizer state over the data-parallel
+  ranks, stage 2 also the gradients, stage 3 (= PyTorch FSDP FULL_SHARD, Zhao et al. 2023,
+  arXiv:2304.11277) also the weights; FSDP then all-gathers one layer at a time and prefetches
+  the next, so two layers' full weights are resident besides the shard.
+* Tensor parallelism (Megatron-LM, Shoeybi et al. 2019, arXiv:1909.08053) splits every weight
+  matrix, including the vocab-parallel embedding, over ``tp`` ranks.
+* CPU offload: ZeRO-Offload (Ren et al. 2021, arXiv:2101.06840) keeps bf16 weights on the GPU
+  and moves gradients, fp32 master and optimizer state to the CPU (a gradient bucket of about
+  one layer stays on the GPU); ZeRO-Infinity / FSDP ``CPUOffload(offload_params=True)``
+  (Rajbhandari et al. 2021, arXiv:2104.07857) also moves the weights, leaving the two
+  in-flight layers.
+* LoRA (Hu et al. 2021, arXiv:2106.09685): the base is frozen (no gradients or optimizer state);
+  adapters are trained in fp32 by PEFT (``autocast_adapter_dtype=True``): 16 bytes each with
+  AdamW.  QLoRA (Dettmers et al. 2023) stores every linear layer of the base in NF4 with double
+  quantization (constants.NF4_BITS_PER_PARAM); embeddings, norms and the LM head stay bf16
+  (bitsandbytes via transformers skips ``lm_head``); one linear weight at a time is dequantized
+  to bf16 for its matmul.
+* KV cache: 2 (K and V) x layers x kv_heads x head_dim x bytes per token (GQA: Ainslie et al.
+  2023, arXiv:2305.13245); MLA caches the compressed latent ``kv_lora_rank + qk_rope_head_dim``
+  per token per layer (DeepSeek-V2, arXiv:2405.04434, section 2.1.2).  Tensor parallelism splits
+  KV heads over ranks (never below one head per rank); the MLA latent is replicated.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.estimate.activations import (
+    inference_activation_bytes,
+    logits_bytes,
+    training_activation_bytes,
+)
+from engine.estimate.constants import (
+    BYTES,
+    CUDA_CONTEXT_BYTES,
+    MASTER_WEIGHT_BYTES,
+    NF4_BITS_PER_PARAM,
+    OPTIMIZER_STATE_BYTES_FP32,
+)
+from engine.estimate.params import (
+    ParamCounts,
+    count_params,
+    head_dim,
+    is_mla,
+    linear_params_by_module,
+    lora_params,
+)
+from engine.workload import Workload
+from parts.schema import ModelPreset
+
+
+class MemoryBreakdown(BaseModel):
+    """Bytes needed on each GPU at the step's peak.  ``total_bytes`` is their sum."""
+
+    model_config = ConfigDict(frozen=True)
+
+    weights_bytes: float
+    gradients_bytes: float
+    optimizer_bytes: float
+    activations_bytes: float
+    kv_cache_bytes: float
+    overhead_bytes: float
+    # Parts of the above that are worth showing on their own (already included in the sums).
+    logits_bytes: float = 0.0
+    adapter_bytes: float = 0.0
+
+    @property
+    def total_bytes(self) -> float:
+        return (
+            self.weights_bytes
+            + self.gradients_bytes
+            + self.optimizer_bytes
+            + self.activations_bytes
+            + self.kv_cache_bytes
+            + self.overhead_bytes
+        )
+
+    def parts(self) -> tuple[tuple[str, float], ...]:
+        """(name, bytes) pairs for a stacked bar, in display order."""
+        return (
+            ("weights", self.weights_bytes),
+            ("gradients", self.gradients_bytes),
+            ("optimizer", self.optimizer_bytes),
+            ("activations", self.activations_bytes),
+            ("kv_cache", self.kv_cache_bytes),
+            ("overhead", self.overhead_bytes),
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "total_bytes": round(self.total_bytes),
+            "weights_bytes": round(self.weights_bytes),
+            "gradients_bytes": round(self.gradients_bytes),
+            "optimizer_bytes": round(self.optimizer_bytes),
+            "activations_bytes": round(self.activations_bytes),
+            "kv_cache_bytes": round(self.kv_cache_bytes),
+            "overhead_bytes": round(self.overhead_bytes),
+            "logits_bytes": round(self.logits_bytes),
+            "adapter_bytes": round(self.adapter_bytes),
+        }
+
+
+def weight_bytes_per_param(workload: Workload) -> float:
+    """Bytes of a stored weight: the precision's width; fp8 training keeps bf16 weights."""
+    if workload.training and workload.precision == "fp8":
+        return BYTES["bf16"]
+    return BYTES[workload.precision]
+
+
+def activation_element_bytes(workload: Workload) -> float:
+    """Activations are kept in the compute dtype; FP8 recipes (Transformer Engine) keep bf16."""
+    return 4.0 if workload.precision == "fp32" else 2.0
+
+
+def uses_master_weights(workload: Workload) -> bool:
+    """fp32 master weights: on for bf16/fp16/fp8 training unless the workload says otherwise."""
+    flag = getattr(workload, "master_weights", None)
+    if workload.precision == "fp32":
+        return False  # the weights already are fp32
+    return True if flag is None else bool(flag)
+
+
+def trainable_state_bytes(workload: Workload) -> tuple[float, float, float]:
+    """(weight, gradient, optimizer) bytes per trainable parameter for full training."""
+    w = weight_bytes_per_param(workload)
+    master = uses_master_weights(workload)
+    state = OPTIMIZER_STATE_BYTES_FP32[workload.optimizer]
+    if not master and workload.optimizer in ("adamw", "sgd"):
+        state = state * w / 4.0  # moments kept in the weights' dtype (pure bf16 training)
+    grad = w
+    opt = state + (MASTER_WEIGHT_BYTES if master else 0.0)
+    return w, grad, opt
+
+
+def _largest_linear_weights(arch: ModelPreset) -> int:
+    largest = 0
+    for shapes in linear_params_by_module(arch).values():
+        for s in shapes:
+            largest = max(largest, s.in_features * s.out_features)
+    return largest
+
+
+def _linear_weights(arch: ModelPreset) -> int:
+    return sum(s.weights for shapes in linear_params_by_module(arch).values() for s in shapes)
+
+
+def kv_cache_bytes(arch: ModelPreset, workload: Workload, tp: int) -> float:
+    """KV cache of ``micro_batch`` sequences of ``seq_len`` tokens on one GPU."""
+    e = 1.0 if workload.precision == "fp8" else activation_element_bytes(workload)
+    tokens = workload.seq_len * workload.micro_batch
+    layers = arch.num_hidden_layers
+    if is_mla(arch):
+        per_token = layers * ((arch.kv_lora_rank or 0) + (arch.qk_rope_head_dim or 0)) * e
+        return tokens * per_token
+    kv_heads_per_gpu = math.ceil(arch.num_key_value_heads / tp)
+    return tokens * 2 * layers * kv_heads_per_gpu * head_dim(arch) * e
+
+
+def memory_per_gpu(
+    arch: ModelPreset,
+    workload: Workload,
+    *,
+    tp: int,
+    dp: int,
+    parallel: str,
+    counts: ParamCounts | None = None,
+) -> tuple[MemoryBreakdown, list[str]]:
+    """Bytes per GPU and the notes that explain the choices made."""
+    counts = counts or count_params(arch)
+    notes: list[str] = []
+    e = activation_element_bytes(workload)
+    P = counts.total
+    layers = max(1, arch.num_hidden_layers)
+    shard_opt = parallel in ("zero1", "zero2", "zero3") and dp > 1
+    shard_grad = parallel in ("zero2", "zero3") and dp > 1
+    shard_w = parallel == "zero3" and dp > 1
+    offload = workload.offload
+    layer_w_share = 2.0 / layers  # two layers in flight when weights are sharded / offloaded
+
+    weights = grads = opt = acts = kv = logits = adapter = 0.0
+
+    if workload.method == "inference":
+        weights = P * weight_bytes_per_param(workload) / tp
+        kv = kv_cache_bytes(arch, workload, tp)
+        acts = inference_activation_bytes(arch, workload, e, tp)
+        logits = logits_bytes(arch, workload, e, tp)
+        acts += logits
+        notes.append(
+            f"inference: weights in {workload.precision}, KV cache for {workload.micro_batch} "
+            f"sequence(s) x {workload.seq_len} tokens"
+        )
+    elif workload.method in ("full", "pretrain"):
+        w_b, g_b, o_b = trainable_state_bytes(workload)
+        weights = P * w_b / tp
+        grads = P * g_b / tp
+        opt = P * o_b / tp
+        master = uses_master_weights(workload)
+        notes.append(
+            f"{workload.method}: {w_b:g} B weights + {g_b:g} B gradients + {o_b:g} B optimizer "
+            f"per parameter ({'fp32 master copy, ' if master else 'no master copy, '}"
+            f"{workload.optimizer}; ZeRO paper accounting)"
+        )
+    else:  # lora / qlora
+        n_adapter = lora_params(arch, workload.lora_targets, workload.lora_rank)
+        if workload.method == "qlora":
+            linear = _linear_weights(arch)
+            base = linear * NF4_BITS_PER_PARAM / 8.0 + (P - linear) * BYTES["bf16"]
+            base += _largest_linear_weights(arch) * BYTES["bf16"]  # dequantized on the fly
+            notes.append(
+                f"qlora: {linear / 1e9:.2f}B linear weights in NF4 "
+                f"({NF4_BITS_PER_PARAM:.3f} bit each), {(P - linear) / 1e9:.2f}B in bf16"
+            )
+        else:
+            base = P * weight_bytes_per_param(workload)
+        master = uses_master_weights(workload)
+        a_w = MASTER_WEIGHT_BYTES if master else weight_bytes_per_param(workload)
+        a_state = OPTIMIZER_STATE_BYTES_FP32[workload.optimizer] * (a_w / 4.0)
+        adapter = n_adapter * a_w
+        weights = (base + adapter) / tp
+        grads = n_adapter * a_w / tp
+        opt = n_adapter * a_state / tp
+        notes.append(
+            f"{workload.method}: rank {workload.lora_rank} on "
+            f"{','.join(workload.lora_targets)} = {n_adapter / 1e6:.1f}M trainable parameters "
+            f"({'fp32' if master else workload.precision} adapters)"
+        )
+
+    if workload.training:
+        acts = training_activation_bytes(arch, workload, e, tp)
+        logits = logits_bytes(arch, workload, e, tp)
+        acts += logits
+        ckpt = "with" if workload.checkpointing else "without"
+        notes.append(
+            f"activations {ckpt} recompute for {workload.micro_batch} x {workload.seq_len} "
+            f"tokens per GPU (FlashAttention assumed: no s^2 scores kept)"
+        )
+
+    # Sharding and offload apply to the persistent state.
+    if workload.training:
+        if shard_opt:
+            opt /= dp
+        if shard_grad:
+            grads /= dp
+        if shard_w:
+            full = weights
+            weights = weights / dp + full * layer_w_share
+        if offload in ("optimizer", "params"):
+            opt = 0.0
+            grads = grads * min(1.0, 1.0 / layers) if grads else 0.0
+            notes.append("optimizer state and fp32 master on CPU (ZeRO-Offload)")
+        if offload == "params":
+            in_flight = P * weight_bytes_per_param(workload) / tp * layer_w_share
+            weights = min(weights, in_flight + adapter / tp)
+            notes.append("weights on CPU; two layers in flight on the GPU (ZeRO-Infinity)")
+        if parallel != "ddp" and dp > 1:
+            notes.append(f"{parallel} over {dp} data-parallel GPUs")
+    elif shard_w and dp > 1:
+        notes.append("inference: weights are replicated on each data-parallel replica")
+
+    overhead = CUDA_CONTEXT_BYTES
+    mem = MemoryBreakdown(
+        weights_bytes=weights,
+        gradients_bytes=grads,
+        optimizer_bytes=opt,
+        activations_bytes=acts,
+        kv_cache_bytes=kv,
+        overhead_bytes=overhead,
+        logits_bytes=logits,
+        adapter_bytes=adapter / tp,
+    )
+    return mem, notes
