@@ -462,6 +462,24 @@ def _dimm_options(
     return sorted(opts, key=key)
 
 
+def memory_target_gb(gpu_memory_gb: float) -> float:
+    """Host memory the memory rule is content with: its RATIO_GOOD x the GPUs' memory (the rule
+    cites NVIDIA's DGX designs, which give the host over 2x the GPU memory)."""
+    from engine.rules.memory import RATIO_GOOD
+
+    return RATIO_GOOD * gpu_memory_gb
+
+
+def _first_dimm_meeting(opts: list[tuple[Dimm, int]], need_gb: float) -> tuple[Dimm, int] | None:
+    """The best option (in the objective's order) with at least ``need_gb``; else the largest."""
+    if not opts:
+        return None
+    for d, n in opts:
+        if d.capacity_gb * n >= need_gb:
+            return d, n
+    return max(opts, key=lambda o: (o[0].capacity_gb * o[1], -opts.index(o)))
+
+
 def _drives_for(ch: Chassis, catalog: Catalog, objective: str, prices) -> tuple[DriveFit, ...]:
     """Two drives (a mirrored pair for the OS) in the first bay a catalog drive fits, NVMe first."""
     bays = sorted(ch.drive_bays, key=lambda b: ("nvme" not in b.interfaces, b.id))
@@ -514,15 +532,26 @@ def draw_estimate(build: Build, catalog: Catalog) -> float:
     return w
 
 
-def _with_psu(build: Build, catalog: Catalog, psus: list[Psu], draw: float) -> Build | None:
+def _with_psu(
+    build: Build, catalog: Catalog, psus: list[Psu], draw: float, prices: PriceList | None = None
+) -> Build | None:
+    """Fit the PSU set that covers ``draw`` under the build's policy at its input voltage: the
+    cheapest set when prices are known (a bigger unit can win on count), else the fewest units."""
     ch = catalog.chassis[build.chassis]
+    best: tuple | None = None
     for p in psus:
-        n = psu_count_for(
-            draw, _psu_watts(p, build.env.input_voltage), build.env.redundancy, ch.psu_bays
-        )
-        if n is not None:
-            return build.with_(psu=p.sku, psu_count=n)
-    return None
+        watts = _psu_watts(p, build.env.input_voltage)
+        n = psu_count_for(draw, watts, build.env.redundancy, ch.psu_bays) if watts else None
+        if n is None:
+            continue
+        unit = prices.price(p.sku) if prices is not None else None
+        cost = INF if (prices is not None and unit is None) else (unit or 0.0) * n
+        key = (cost, n, -watts, p.sku)
+        if best is None or key < best[0]:
+            best = (key, p, n)
+    if best is None:
+        return None
+    return build.with_(psu=best[1].sku, psu_count=best[2])
 
 
 # ============================================================================ keys
@@ -677,6 +706,8 @@ def _make_candidate(
         slots.update({s: nic.sku for s in placement.nic_slots if nic})
         bridges = _bridges_for(ch, placement.gpu_slots, _bridge_options(cat, gpu, ch))
     dimm_opts = _dimm_options(ch, cpu, ch.cpu_sockets, cat, ctx.objective, ctx.prices)
+    gpu_gb = gpu.memory_gb * n
+    first = _first_dimm_meeting(dimm_opts, memory_target_gb(gpu_gb))
     psu_opts = _psu_options(ch, cat, ctx.cons.voltage, ctx.objective, ctx.prices)
     if not psu_opts:
         ctx.rejected[f"{ch.sku}: no listed PSU is rated for {ctx.cons.voltage} V input"] += 1
@@ -685,8 +716,8 @@ def _make_candidate(
         chassis=ch.sku,
         cpu=cpu.sku,
         cpu_count=ch.cpu_sockets,
-        dimm=dimm_opts[0][0].sku if dimm_opts else None,
-        dimm_count=dimm_opts[0][1] if dimm_opts else 0,
+        dimm=first[0].sku if first else None,
+        dimm_count=first[1] if first else 0,
         slots=slots,
         baseboard=bb.sku if bb else None,
         bridges=bridges,
@@ -694,7 +725,7 @@ def _make_candidate(
         env=env,
         workload=ctx.workload if nodes == 1 else None,
     )
-    sized = _with_psu(build, cat, psu_opts, draw_estimate(build, cat))
+    sized = _with_psu(build, cat, psu_opts, draw_estimate(build, cat), ctx.prices)
     if sized is None:
         ctx.rejected[f"{ch.sku}: not enough PSU bays for the draw under {env.redundancy}"] += 1
         return None
@@ -764,7 +795,7 @@ def _validate(ctx: _Ctx, cand: _Cand) -> tuple[Build, Report] | None:
         if "power" in rules:
             budget = report.budget("power")
             draw = budget.used if budget is not None else draw_estimate(new, ctx.catalog)
-            resized = _with_psu(new, ctx.catalog, cand.psu_options, draw)
+            resized = _with_psu(new, ctx.catalog, cand.psu_options, draw, ctx.prices)
             if resized is not None:
                 new = resized
         if new == build:
@@ -868,6 +899,18 @@ def _search(ctx: _Ctx, cands: list[_Cand], limit: int) -> tuple[list[Suggestion]
     return found[:limit], validated
 
 
+def _misses_target(est: Any, target_h: float | None, w: Workload) -> str | None:
+    """Why an estimate does not meet --target-days (None: it does, or there is no target)."""
+    if target_h is None or not w.tokens:
+        return None
+    th = getattr(est, "train_hours", None)
+    if th is None:
+        return "training time unknown (GPU lacks a dense BF16 figure), cannot meet --target-days"
+    if th > target_h:
+        return f"{th / 24:,.1f} days misses --target-days {w.target_days:g}"
+    return None
+
+
 def _single_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
     cands: list[_Cand] = []
     w = ctx.workload
@@ -890,9 +933,9 @@ def _single_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
                 if not est.fits:
                     ctx.rejected[f"workload does not fit {n} x {gpu.sku}"] += 1
                     continue
-                th = getattr(est, "train_hours", None)
-                if target_h is not None and th is not None and th > target_h:
-                    ctx.rejected[f"{n} x {gpu.sku} misses --target-days"] += 1
+                why = _misses_target(est, target_h, w)
+                if why:
+                    ctx.rejected[f"{n} x {gpu.sku}: {why}"] += 1
                     continue
                 placement = None
                 if bb is None:
@@ -901,6 +944,41 @@ def _single_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
                 if cand is not None:
                     cands.append(cand)
     return cands
+
+
+def _fewest_nodes(ctx: _Ctx, gpu: Gpu, per_node: int, target_h: float | None):
+    """(nodes, estimate) for the fewest nodes (>= 2) that fit and meet the target, or why not.
+    Memory per GPU and time both fall as GPUs are added, so doubling then bisecting is exact."""
+    w = ctx.workload
+    memo: dict[int, Any] = {}
+
+    def est(k: int) -> Any:
+        if k not in memo:
+            memo[k] = ctx.estimator(w, gpu, per_node * k, arch=ctx.arch)
+        return memo[k]
+
+    def ok(k: int) -> bool:
+        e = est(k)
+        return bool(e.fits) and not _misses_target(e, target_h, w)
+
+    top = ctx.cons.max_nodes
+    if top < 2:
+        return "--max-nodes is below 2"
+    lo, hi = 1, 2
+    while not ok(hi):
+        why = _misses_target(est(hi), target_h, w)
+        if why and getattr(est(hi), "train_hours", None) is None:
+            return why
+        if hi >= top:
+            return f"not even {top} nodes of {per_node} GPUs run the workload"
+        lo, hi = hi, min(hi * 2, top)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi, est(hi)
 
 
 def _multi_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
@@ -944,19 +1022,11 @@ def _multi_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
                 ctx.rejected[f"{ch.sku}: no room for one NIC per {gpu.sku}"] += 1
                 continue
             g, placement, nic = best
-            nodes = None
-            est = None
-            for k in range(2, ctx.cons.max_nodes + 1):
-                est = ctx.estimator(w, gpu, g * k, arch=ctx.arch)
-                th = getattr(est, "train_hours", None)
-                if est.fits and (target_h is None or th is None or th <= target_h):
-                    nodes = k
-                    break
-            if nodes is None:
-                ctx.rejected[
-                    f"{gpu.sku}: not even {ctx.cons.max_nodes} nodes of {g} run the workload"
-                ] += 1
+            found = _fewest_nodes(ctx, gpu, g, target_h)
+            if isinstance(found, str):
+                ctx.rejected[f"{gpu.sku}: {found}"] += 1
                 continue
+            nodes, est = found
             cand = _make_candidate(ctx, ch, gpu, bb, g, nodes, est, nic, cpu, placement)
             if cand is not None:
                 cands.append(cand)
