@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import tomllib
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -23,6 +24,8 @@ from engine.hub import (
     config_url,
     fetch_config,
 )
+from parts.catalog import BUNDLED_DIR
+from parts.schema import ModelPreset
 
 LLAMA_8B = {
     "architectures": ["LlamaForCausalLM"],
@@ -65,6 +68,11 @@ class _Hub(BaseHTTPRequestHandler):
             self._send(200, b'{"hidden_size": 4096,\n  "vocab_size": }')
         elif owner == "list":
             self._send(200, b"[1, 2, 3]")
+        elif owner == "moved":
+            self.send_response(307)
+            self.send_header("Location", "/ok/model-8b/resolve/main/config.json")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif owner == "boom":
             self._send(500, b"internal error")
         else:
@@ -371,3 +379,34 @@ def test_token_with_control_characters_is_refused_without_echoing_it(hub, monkey
         fetch_config("ok/model-8b")
     assert "HF_TOKEN" in str(err.value) and "hf_abc" not in str(err.value)
     assert _Hub.seen_auth == []
+
+
+def test_redirect_is_followed(hub):
+    got = fetch_config("moved/model")
+    assert got.config == LLAMA_8B
+    assert cache_path("moved/model").is_file()
+
+
+_EXPERT_KEY = {"mixtral": "num_local_experts", "deepseek_v3": "n_routed_experts"}
+_PRESETS = tomllib.loads((BUNDLED_DIR / "models.toml").read_text(encoding="utf-8"))["model"]
+
+
+@pytest.mark.parametrize("raw", _PRESETS, ids=[r["sku"] for r in _PRESETS])
+def test_every_preset_round_trips_through_its_config_json_form(raw):
+    """Write each bundled preset back as config.json (its own field names, no slotwise extras)
+    and import it: the architecture and the counts must come back unchanged."""
+    preset = ModelPreset.model_validate(raw)
+    meta = {"sku", "name", "source", "confidence", "notes", "field_sources", "kind", "hf_id"}
+    meta |= {"published_params_b", "published_active_params_b"}
+    cfg = {k: v for k, v in preset.model_dump().items() if k not in meta and v is not None}
+    if preset.model_type in _EXPERT_KEY:
+        cfg[_EXPERT_KEY[preset.model_type]] = cfg.pop("num_experts")
+    if preset.model_type == "qwen2":
+        cfg.pop("attention_bias")  # Qwen2's config.json has no such key
+    imported, warnings = arch_from_config(cfg, source="roundtrip", name=preset.sku)
+    assert warnings == []
+    a, b = count_params(imported), count_params(preset)
+    assert (a.total, a.active) == (b.total, b.active)
+    for field in cfg:
+        if field in ModelPreset.model_fields:
+            assert getattr(imported, field) == getattr(preset, field), field
