@@ -124,9 +124,10 @@ def fetch_config(
         cached = _read_cache(repo_id, path, url)
         if cached is None:
             raise HubError(
-                f"Offline mode is on (--offline, SLOTWISE_OFFLINE or HF_HUB_OFFLINE) and the "
-                f"config.json of {repo_id} is not in the cache ({path}). Run once with network "
-                "access to cache it, or give the path of a local config.json instead."
+                f"Cache only (offline: SLOTWISE_OFFLINE / HF_HUB_OFFLINE, or a check that never "
+                f"uses the network) and the config.json of {repo_id} is not in the cache "
+                f"({path}). Run `slotwise estimate --config {repo_id}` once with network access "
+                "to cache it, or give the path of a local config.json instead."
             )
         return cached
 
@@ -149,7 +150,7 @@ def fetch_config(
         ) from exc
     except httpx.TimeoutException:
         return _fallback(repo_id, path, url, f"the Hub did not answer within {timeout:g} s")
-    except httpx.TransportError as exc:
+    except httpx.RequestError as exc:  # connection refused, DNS, TLS, too many redirects, ...
         return _fallback(repo_id, path, url, f"cannot reach {endpoint()} ({type(exc).__name__})")
 
     status = response.status_code
@@ -167,7 +168,7 @@ def fetch_config(
             f"(HTTP 404 from {url}). Check the spelling (ids are owner/name, case-sensitive), or "
             "use a preset with --model."
         )
-    if status >= 500:
+    if status >= 500 or status == 429:
         return _fallback(repo_id, path, url, f"the Hub answered HTTP {status}")
     if status != 200:
         raise HubError(f"The Hub answered HTTP {status} for {url}; try again later.")

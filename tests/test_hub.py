@@ -149,7 +149,7 @@ def test_online_falls_back_to_cache_when_server_is_gone(hub):
 
 
 def test_offline_without_cache_is_a_clear_error(hub):
-    with pytest.raises(HubError, match="Offline mode is on.*not in the cache"):
+    with pytest.raises(HubError, match="Cache only.*not in the cache"):
         fetch_config("ok/never-fetched", offline=True)
     assert _Hub.seen_auth == []  # offline means no request at all
 

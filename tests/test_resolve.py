@@ -183,7 +183,7 @@ def test_hub_404_becomes_resolve_error(catalog, hub):
 
 
 def test_offline_and_not_cached(catalog, env):
-    with pytest.raises(ModelResolveError, match="Offline mode is on"):
+    with pytest.raises(ModelResolveError, match="Cache only"):
         resolve_arch(Workload(config="meta-llama/Llama-3.1-8B"), catalog, offline=True)
 
 
