@@ -54,6 +54,8 @@ def check(ctx: Ctx) -> None:
         detail[root.id] = items
 
     unknown: list[str] = []
+    overs: list[tuple[str, int, int]] = []
+    avails: dict[str, int | None] = {}
     for root in ctx.chassis.roots:
         if root.socket > max(ctx.cpu_count, 1):
             continue  # the socket is empty: slots.needs_cpu reports cards there
@@ -64,6 +66,7 @@ def check(ctx: Ctx) -> None:
             avail = cpu_lanes
             why = f" ({ctx.cpu.sku} has {avail} PCIe lanes)"
         u = used[root.id]
+        avails[root.id] = avail
         ctx.budgets.append(
             Budget(
                 name=f"lanes:{root.id}",
@@ -81,7 +84,7 @@ def check(ctx: Ctx) -> None:
             if u:
                 unknown.append(f"{root.id} ({u} lanes in use)")
         elif u > avail:
-            _over(ctx, root.id, u, avail)
+            overs.append((root.id, u, avail))
         if root.kind == "switch" and root.upstream_lanes:
             down = downstream[root.id] + sum(used[c] for c in idx.children_of_root.get(root.id, ()))
             ratio = down / root.upstream_lanes
@@ -103,6 +106,8 @@ def check(ctx: Ctx) -> None:
                     )
                 )
 
+    for root_id, u, avail in overs:
+        _over(ctx, root_id, u, avail, used, avails)
     if unknown:
         ctx.add(
             finding(
@@ -115,18 +120,36 @@ def check(ctx: Ctx) -> None:
         )
 
 
-def _over(ctx: Ctx, root_id: str, used: int, avail: int) -> None:
+def _over(
+    ctx: Ctx,
+    root_id: str,
+    used: int,
+    avail: int,
+    used_by_root: dict[str, int],
+    avails: dict[str, int | None],
+) -> None:
+    """Report a root over its lanes; the edit moves one card to a root with room for it."""
     idx = ctx.idx
     here = [s for s in idx.slots_of_root.get(root_id, ()) if s in ctx.gpus or s in ctx.nics]
     edit: tuple = ()
     fix = f"move cards off {root_id} to slots on another root"
-    avoid = frozenset(
-        sid for s in ctx.chassis.slots for sid in [s.id] if _root_chain(ctx, s.root, root_id)
-    )
+    if idx.root[root_id].kind == "cpu":
+        avoid_roots = {root_id}  # a switch below keeps its uplink whatever it carries
+    else:
+        avoid_roots = {r for r in idx.root if _root_chain(ctx, r, root_id)}
     for sid in sorted(here, key=lambda s: _slot_use(ctx, s)):
         part = ctx.part_in(sid)
-        dst = find_destination(ctx, part, sid, avoid=avoid) if part else None
-        if dst is not None and used - _slot_use(ctx, sid) <= avail:
+        if part is None or used - _slot_use(ctx, sid) > avail:
+            continue
+        need = min(part.pcie_lanes or 16, 16)
+        full = frozenset(
+            s.id
+            for s in ctx.chassis.slots
+            if s.root in avoid_roots
+            or _no_room(ctx, s.root, min(need, s.lanes), used_by_root, avails)
+        )
+        dst = find_destination(ctx, part, sid, avoid=full)
+        if dst is not None:
             edit = (Move(src=sid, dst=dst),)
             fix = edit[0].describe()
             break
@@ -142,6 +165,19 @@ def _over(ctx: Ctx, root_id: str, used: int, avail: int) -> None:
             edit=edit,
         )
     )
+
+
+def _no_room(
+    ctx: Ctx, root_id: str, lanes: int, used: dict[str, int], avails: dict[str, int | None]
+) -> bool:
+    """True when ``root_id`` cannot take ``lanes`` more: it is over, or its CPU is not fitted.
+
+    Only the root itself counts: a card added under a switch does not change the lanes the
+    switch's uplink takes on its parent."""
+    if root_id not in avails:
+        return True
+    avail = avails[root_id]
+    return avail is not None and used.get(root_id, 0) + lanes > avail
 
 
 def _root_chain(ctx: Ctx, root_id: str, ancestor: str) -> bool:
