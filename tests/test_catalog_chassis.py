@@ -6,6 +6,7 @@ Counts checked here (per chassis: x16 slots, most double-width GPUs, most single
 - SYS-421GE-TNRT: reseller "up to 10" GPUs; 8/10 split inferred from the 5U sibling (C).
 - SYS-421GE-TNRT3 datasheet: "Up to 8 double-width or 8 single-width GPU(s)".
 - SYS-422GA-NRT catalogue entry citing the datasheet: 13 x16 slots, 8 GPU positions (C).
+- SYS-522GA-NRT datasheet as compiled (C): up to 13 x16 slots, 8 double-width or 10 single-width.
 - SYS-422GL-NR: 8 GPUs behind 4 ConnectX-8 switches (C).
 - HGX systems: the GPUs are on the baseboard; slots are NIC slots only.
 """
@@ -30,6 +31,7 @@ EXPECTED_CHASSIS = {
     "SYS-422GL-NR",
     "SYS-A22GA-NBRT",
     "SYS-422GA-NBRT-LCC",
+    "SYS-822GS-NBRT",
     "SYS-822GS-NB3RT",
 }
 
@@ -39,7 +41,7 @@ PCIE_COUNTS = {
     "SYS-421GE-TNRT": (12, 8, 10),
     "SYS-421GE-TNRT3": (8, 8, 8),
     "SYS-422GA-NRT": (13, 8, 8),
-    "SYS-522GA-NRT": (13, 8, 8),
+    "SYS-522GA-NRT": (13, 8, 10),
     "SYS-422GL-NR": (8, 8, 8),
 }
 
@@ -48,7 +50,8 @@ HGX_NIC_SLOTS = {
     "SYS-821GE-TNHR": 8,
     "SYS-A22GA-NBRT": 10,
     "SYS-422GA-NBRT-LCC": 10,
-    "SYS-822GS-NB3RT": 0,
+    "SYS-822GS-NBRT": 10,
+    "SYS-822GS-NB3RT": 2,
 }
 
 
@@ -166,12 +169,71 @@ def test_sys_521ge_tnrt_matches_its_datasheet_and_measured_topology(chassis) -> 
     for sw in switches:
         dw_here = [s for s in ch.slots if s.root == sw.id and s.purpose == "gpu" and s.double_width]
         assert len(dw_here) == 2
-    # 8 double-width cards use every double-width slot and block both single-width extras
-    covered = {s.covers for s in ch.slots if s.covers}
-    assert len(covered) == 2
-    assert all(not ch_slot.double_width for ch_slot in ch.slots if ch_slot.id in covered)
+    # the 2 GPU positions beyond the 8 double-width ones take a single-width card only
+    assert sorted(s.id for s in gpu_slots(ch) if not s.double_width) == ["11", "9"]
     assert (ch.psu_bays, ch.psu_default_count, ch.fans, ch.dimm_slots) == (4, 4, 10, 32)
     assert ch.max_ambient_c == 35
+
+
+def nics_beside_double_width_gpus(ch: Chassis, gpus: int) -> int:
+    """NIC-capable slots left free when `gpus` double-width GPUs fill double-width positions."""
+    dw = [s for s in gpu_slots(ch) if s.double_width]
+    best = 0
+    for combo in itertools.combinations(dw, gpus):
+        used = {s.id for s in combo} | {s.covers for s in combo if s.covers}
+        free = [s for s in ch.slots if s.id not in used and s.purpose in ("nic", "any")]
+        best = max(best, len(free))
+    return best
+
+
+@pytest.mark.parametrize("sku", ["SYS-521GE-TNRT", "SYS-522GA-NRT", "SYS-422GA-NRT"])
+def test_nvidia_2_8_5_pattern_fits(chassis, sku: str) -> None:
+    """NVIDIA's PCIe-optimised 2-8-5 pattern (2 CPUs, 8 GPUs, 5 NICs), listed for SYS-522GA-NRT."""
+    ch = chassis[sku]
+    assert ch.cpu_sockets == 2
+    assert nics_beside_double_width_gpus(ch, 8) >= 5
+
+
+def test_2_8_5_helper_sees_covered_slots() -> None:
+    ch = Chassis.model_validate(
+        {
+            "sku": "T",
+            "name": "t",
+            "source": "https://example.invalid",
+            "family": "X13",
+            "gpu_form": "pcie",
+            "cpu_sockets": 1,
+            "roots": [{"id": "cpu1", "kind": "cpu", "socket": 1}],
+            "slots": [
+                {
+                    "id": "A",
+                    "label": "A",
+                    "root": "cpu1",
+                    "gen": 5,
+                    "lanes": 16,
+                    "covers": "N1",
+                    "purpose": "gpu",
+                },
+                {
+                    "id": "N1",
+                    "label": "N1",
+                    "root": "cpu1",
+                    "gen": 5,
+                    "lanes": 16,
+                    "purpose": "any",
+                },
+                {
+                    "id": "N2",
+                    "label": "N2",
+                    "root": "cpu1",
+                    "gen": 5,
+                    "lanes": 16,
+                    "purpose": "nic",
+                },
+            ],
+        }
+    )
+    assert nics_beside_double_width_gpus(ch, 1) == 1
 
 
 @pytest.mark.parametrize("sku", sorted(HGX_NIC_SLOTS))
@@ -257,7 +319,15 @@ def test_inferred_topology_is_marked_c_with_a_note(chassis) -> None:
 
 @pytest.mark.parametrize(
     "sku",
-    ["SYS-421GE-TNRT", "SYS-422GA-NRT", "SYS-522GA-NRT", "SYS-422GL-NR", "SYS-A22GA-NBRT"],
+    [
+        "SYS-421GE-TNRT",
+        "SYS-422GA-NRT",
+        "SYS-522GA-NRT",
+        "SYS-422GL-NR",
+        "SYS-A22GA-NBRT",
+        "SYS-822GS-NBRT",
+        "SYS-822GS-NB3RT",
+    ],
 )
 def test_chassis_without_a_published_topology_are_c(chassis, sku: str) -> None:
     ch = chassis[sku]
@@ -301,6 +371,7 @@ def test_psu_ratings(catalog: Catalog) -> None:
     assert psus["SMCI-PSU-2700W-TITANIUM"].watts_high_line == 2700
     assert psus["SMCI-PSU-3000W-12V-54V"].watts_high_line == 3000
     assert psus["PWS-5K26G-2R1"].watts_high_line == 5250
+    assert psus["SMCI-PSU-6600W-TITANIUM"].watts_high_line == 6600
     # Lambda's table: 2880 W at 200-207 V, 3000 W above; the whole-band figure is 2880 W.
     assert psus["PWS-3K02G-2R"].watts_high_line == 2880
     # Low line only where a source states it.
