@@ -72,6 +72,7 @@ from engine.bom_meta import BomMeta
 from engine.bom_toml import dumps as toml_dumps
 from engine.build import BridgeFit, Build, DriveFit, Environment
 from engine.report import Finding, Report
+from engine.rules.cooling import BTU_PER_W
 from engine.workload import Workload
 from parts.catalog import Catalog
 
@@ -80,8 +81,7 @@ HEADER = (
     "# slotwise bill of materials. Edit freely; [line_items], [pricing] and [summary] are\n"
     "# recomputed from the build on every save. Check it: slotwise validate FILE\n"
 )
-#: 1 W = 3.412142 BTU/h (NIST SP 811, appendix B.8: 1 BTU_IT/h = 0.2930711 W).
-BTU_H_PER_W = 3.412142
+
 
 TOP_KEYS = (
     "schema",
@@ -203,7 +203,7 @@ def _summary(build: Build, catalog: Catalog, report: Report) -> dict[str, Any]:
     heat = report.budget("heat")
     if heat is not None:
         s["heat_w"] = _num(heat.used)
-        s["heat_btu_h"] = _num(heat.used * BTU_H_PER_W)
+        s["heat_btu_h"] = _num(heat.used * BTU_PER_W)
     s = _drop_none(s)
     est = report.estimate
     if est is not None:

@@ -1,0 +1,233 @@
+"""Customer-facing Markdown summary of a BOM: the build, budgets, workload verdict, findings.
+
+``to_markdown(build, catalog, meta, report, prices=None, currency=None) -> str``.  Deterministic
+(no clock): the dates shown are the BOM's own ``created`` / ``updated``.  Figures come straight
+from the engine's report; unknown figures are written as "unknown", never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.bom_items import canonical_build, gpu_inventory, line_items, slot_order
+from engine.bom_meta import BomMeta
+from engine.build import Build
+from engine.report import Budget, Finding, Report
+from engine.rules.cooling import BTU_PER_W
+from parts.catalog import Catalog
+
+GiB = 1024**3
+SYMBOL = {"error": "✗", "warning": "⚠", "info": "ℹ"}  # noqa: RUF001 - shown to the user
+TITLE = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
+
+
+def cell(text: object) -> str:
+    """A Markdown table cell: pipes escaped, newlines folded."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _g(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 100 or float(x).is_integer() else f"{x:,.2f}"
+
+
+def budget_figures(b: Budget) -> tuple[str, str, str]:
+    """(used, available, unit) as a person reads them: bytes as GiB, hours as hours."""
+    used, avail, unit = b.used, b.available, b.unit
+    if unit == "B":
+        used, avail, unit = used / GiB, None if avail is None else avail / GiB, "GiB"
+        fmt = lambda x: f"{x:,.1f}"  # noqa: E731
+    else:
+        fmt = _g
+    return fmt(used), ("—" if avail is None else fmt(avail)), unit
+
+
+def budget_label(b: Budget) -> str:
+    if b.name.startswith("lanes:"):
+        return f"PCIe lanes, {b.name.split(':', 1)[1]}"
+    return {
+        "power": "Power (worst case vs PSU capacity)",
+        "heat": "Heat",
+        "gpu_memory": "GPU memory per GPU",
+        "train_time": "Time to train",
+    }.get(b.name, b.name)
+
+
+def _count(x: float) -> str:
+    """1.5e12 -> '1.5 T', 2e9 -> '2 B' (the CLI's --tokens suffixes)."""
+    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if x >= div:
+            return f"{x / div:,.4g} {suffix}"
+    return f"{x:,.4g}"
+
+
+def _money(x: float | None, currency: str | None) -> str:
+    if x is None:
+        return "—"
+    return f"{x:,.2f}" + (f" {currency}" if currency else "")
+
+
+def to_markdown(
+    build: Build,
+    catalog: Catalog,
+    meta: BomMeta,
+    report: Report,
+    prices: Mapping[str, float] | None = None,
+    currency: str | None = None,
+) -> str:
+    build = canonical_build(build, catalog)
+    out: list[str] = []
+    title = meta.project or "Server build"
+    out.append(f"# {title}" + (f" for {meta.customer}" if meta.customer else ""))
+    out.append("")
+    byline = []
+    if meta.engineer:
+        byline.append(f"Prepared by {meta.engineer}")
+    if meta.updated:
+        byline.append(f"updated {meta.updated:%Y-%m-%d %H:%M} UTC")
+    byline.append(f"catalog {catalog.version}")
+    out.append(" · ".join(byline))
+    out.append("")
+
+    # --- system
+    ch = catalog.chassis.get(build.chassis)
+    env = build.env
+    out += ["## System", "", "| | |", "| --- | --- |"]
+    out.append(f"| Chassis | {cell(build.chassis)}" + (f" — {cell(ch.name)}" if ch else "") + " |")
+    n_gpus, gpu_mem = gpu_inventory(build, catalog)
+    if n_gpus:
+        out.append(f"| GPUs | {n_gpus}, {gpu_mem:,.0f} GB GPU memory in total |")
+    if build.cpu:
+        out.append(f"| CPUs | {build.cpu_count} × {cell(build.cpu)} |")
+    if build.dimm:
+        dimm = catalog.dimms.get(build.dimm)
+        total = f" ({build.dimm_count * dimm.capacity_gb:,} GB)" if dimm else ""
+        out.append(f"| Memory | {build.dimm_count} × {cell(build.dimm)}{total} |")
+    if build.psu:
+        out.append(f"| Power supplies | {build.psu_count} × {cell(build.psu)} |")
+    out.append(
+        f"| Site | {env.input_voltage} V AC input, {env.ambient_c:g} °C ambient, "
+        f"{env.redundancy} PSU redundancy, {env.cooling} cooling |"
+    )
+    out.append("")
+
+    # --- slots
+    if build.slots or build.bridges:
+        labels = {s.id: s.label for s in ch.slots} if ch else {}
+        out += ["## Slots", "", "| Slot | Part |", "| --- | --- |"]
+        for sid in sorted(build.slots, key=slot_order(build, catalog)):
+            sku = build.slots[sid]
+            rec = catalog.get(sku)
+            name = f" — {cell(rec.name)}" if rec else ""
+            out.append(f"| {cell(labels.get(sid, sid))} | {cell(sku)}{name} |")
+        for br in build.bridges:
+            n = f"{br.count} × " if br.count > 1 else ""
+            out.append(f"| {cell(' + '.join(br.slots))} | {n}{cell(br.sku)} (NVLink bridge) |")
+        out.append("")
+
+    # --- line items
+    items = line_items(build, catalog, prices)
+    priced = any(i.unit_price is not None for i in items)
+    out += ["## Bill of materials", ""]
+    if priced:
+        out += [
+            "| SKU | Description | Qty | Unit price | Extended |",
+            "| --- | --- | ---: | ---: | ---: |",
+        ]
+    else:
+        out += ["| SKU | Description | Qty |", "| --- | --- | ---: |"]
+    for i in items:
+        row = f"| {cell(i.sku)} | {cell(i.description)} | {i.quantity} |"
+        if priced:
+            row += f" {_money(i.unit_price, currency)} | {_money(i.extended_price, currency)} |"
+        out.append(row)
+    if priced:
+        missing = [i.sku for i in items if i.unit_price is None]
+        total = sum(i.extended_price or 0.0 for i in items)
+        out.append("")
+        if missing:
+            out.append(
+                f"Total of the priced lines: {_money(total, currency)}; no price for "
+                + ", ".join(missing)
+                + " (the total is incomplete)."
+            )
+        else:
+            out.append(f"**Total: {_money(total, currency)}**")
+    out.append("")
+
+    # --- budgets
+    if report.budgets:
+        out += ["## Budgets", "", "| Budget | Used | Available | Unit | Detail |"]
+        out.append("| --- | ---: | ---: | --- | --- |")
+        for b in report.budgets:
+            used, avail, unit = budget_figures(b)
+            flag = " ✗" if b.over else ""
+            detail = b.detail
+            if b.name == "heat" and not detail:
+                detail = f"{b.used * BTU_PER_W:,.0f} BTU/h"
+            out.append(
+                f"| {cell(budget_label(b))} | {used}{flag} | {avail} | {unit} | {cell(detail)} |"
+            )
+        out.append("")
+
+    # --- workload
+    wl = build.workload
+    if wl is not None:
+        what = wl.model or wl.config or "custom architecture"
+        out += ["## Workload", ""]
+        line = f"{cell(what)}: {wl.method}, {wl.precision}, sequence length {wl.seq_len:,}"
+        if wl.method != "inference":
+            line += f", micro-batch {wl.micro_batch}"
+        if wl.tokens:
+            line += f", {_count(wl.tokens)} tokens"
+        out.append(line + ".")
+        out.append("")
+        out.append(_verdict(report))
+        out.append("")
+
+    # --- findings
+    out += ["## Findings", ""]
+    if not report.findings:
+        out.append("No problems found.")
+        out.append("")
+    for sev in ("error", "warning", "info"):
+        found = report.of(sev)
+        if not found:
+            continue
+        out += [f"### {TITLE[sev]} ({len(found)})", ""]
+        out += [_finding(f) for f in found]
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _finding(f: Finding) -> str:
+    line = f"- {SYMBOL[f.severity]} **{cell(f.rule)}**: {f.message}"
+    if f.fix:
+        line += f" — *Fix:* {f.fix}"
+    return line
+
+
+def _verdict(report: Report) -> str:
+    est = report.estimate
+    if est is None:
+        return "Workload verdict: unknown (the estimator could not run for this build; see the findings)."
+    fits = getattr(est, "fits", None)
+    mem = getattr(getattr(est, "memory_per_gpu", None), "total_bytes", None)
+    have = getattr(est, "gpu_memory_bytes", None)
+    gpus = getattr(est, "gpus", None)
+    gpu = getattr(est, "gpu", "")
+    parts = []
+    if fits is True:
+        parts.append(f"**Fits** on {gpus} × {gpu}")
+    elif fits is False:
+        need = getattr(est, "min_gpus", None)
+        more = f"; needs at least {need} GPUs of this model" if need else ""
+        parts.append(f"**Does not fit** on {gpus} × {gpu}{more}")
+    if mem is not None and have:
+        parts.append(f"{mem / GiB:,.1f} GiB needed per GPU of {have / GiB:,.1f} GiB")
+    hours = getattr(est, "train_hours", None)
+    if hours is not None:
+        parts.append(f"about {hours:,.1f} h ({hours / 24:,.1f} days) to train")
+    tps = getattr(est, "decode_tokens_per_s", None)
+    if tps is not None:
+        parts.append(f"about {tps:,.0f} tokens/s decode")
+    return "Workload verdict: " + "; ".join(parts) + "." if parts else "Workload verdict: unknown."

@@ -1,0 +1,131 @@
+"""`slotwise validate BOM.toml [--json]`: check a saved build; exit 0 ok, 1 errors, 2 bad input.
+
+Bad input (exit 2, one paragraph on stderr naming the file, line and field): the file cannot be
+read, is not valid TOML, names a SKU the catalog does not have, or has any other ``bom.*``
+problem (a field slotwise cannot load faithfully).  With ``--json`` the CLI.md object is still
+printed on stdout in that case, the file's problems listed as findings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.bom import BAD_INPUT_PREFIX, LoadedBom, read_bom
+from engine.bom_markdown import SYMBOL, budget_figures, budget_label
+from engine.report import Finding, Report
+from engine.rules.cooling import BTU_PER_W
+from tui.commands.common import add_catalog_flag, get_catalog, print_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="check a BOM file: slots, lanes, NVLink, power, cooling, workload fit",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("bom", metavar="BOM.toml", help="the bill of materials to check")
+    p.add_argument("--json", action="store_true", help="machine-readable output (CLI.md shape)")
+    add_catalog_flag(p)
+    p.set_defaults(run=run)
+
+
+def bad_input(loaded: LoadedBom) -> list[Finding]:
+    """The file's own problems that make it bad input (exit 2)."""
+    return [
+        p for p in loaded.problems if p.severity == "error" and p.rule.startswith(BAD_INPUT_PREFIX)
+    ]
+
+
+def input_paragraph(loaded: LoadedBom) -> str:
+    """One paragraph for stderr: each problem (file, line, field, what) and what to do."""
+    parts = []
+    for p in bad_input(loaded):
+        text = p.message.rstrip(".")
+        if p.fix:
+            text += f" ({p.fix})"
+        parts.append(text)
+    return "cannot use this BOM: " + "; ".join(parts) + "."
+
+
+def finding_json(f: Finding) -> dict:
+    out = {
+        "rule": f.rule,
+        "severity": f.severity,
+        "message": f.message,
+        "parts": list(f.parts),
+        "fix": f.fix,
+        "slots": list(f.slots),
+    }
+    for extra in ("file", "line", "field"):
+        if hasattr(f, extra):
+            out[extra] = getattr(f, extra)
+    return out
+
+
+def result_json(loaded: LoadedBom, report: Report) -> dict:
+    findings = list(loaded.problems) + list(report.findings)
+    return {
+        "file": loaded.filename,
+        "errors": sum(1 for f in findings if f.severity == "error"),
+        "warnings": sum(1 for f in findings if f.severity == "warning"),
+        "findings": [finding_json(f) for f in findings],
+        "budgets": [
+            {
+                "name": b.name,
+                "used": b.used,
+                "available": b.available,
+                "unit": b.unit,
+                "detail": b.detail,
+            }
+            for b in report.budgets
+        ],
+    }
+
+
+def _print_human(loaded: LoadedBom, report: Report) -> None:
+    build = loaded.build
+    head = loaded.filename
+    if build is not None:
+        head += f": {build.chassis}"
+    print(head)
+    findings = list(loaded.problems) + list(report.findings)
+    for f in findings:
+        print(f"  {SYMBOL[f.severity]} {f.severity:<7} {f.rule}: {f.message}")
+        if f.fix:
+            print(f"      fix: {f.fix}")
+    if report.budgets:
+        print("  budgets:")
+        for b in report.budgets:
+            used, avail, unit = budget_figures(b)
+            over = "  OVER" if b.over else ""
+            ratio = f" ({b.ratio:.0%})" if b.ratio is not None else ""
+            extra = f"  ({b.used * BTU_PER_W:,.0f} BTU/h)" if b.name == "heat" else ""
+            print(f"    {budget_label(b):<36} {used} / {avail} {unit}{ratio}{over}{extra}")
+    errors = sum(1 for f in findings if f.severity == "error")
+    warnings = sum(1 for f in findings if f.severity == "warning")
+    verdict = "OK" if errors == 0 else "NOT OK"
+    print(f"  {verdict}: {errors} error(s), {warnings} warning(s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    catalog = get_catalog(args)
+    loaded = read_bom(args.bom, catalog)
+    if loaded.build is not None:
+        from engine.evaluate import evaluate
+
+        report = evaluate(loaded.build, catalog)
+    else:
+        report = Report()
+    if args.json:
+        print_json(result_json(loaded, report))
+    if bad_input(loaded):
+        if not args.json:
+            _print_human(loaded, report)
+        sys.stdout.flush()
+        sys.stderr.write(f"slotwise: {input_paragraph(loaded)}\n")
+        return 2
+    if not args.json:
+        _print_human(loaded, report)
+    return 1 if report.errors else 0
