@@ -462,12 +462,12 @@ def _dimm_options(
     return sorted(opts, key=key)
 
 
-def memory_target_gb(gpu_memory_gb: float) -> float:
-    """Host memory the memory rule is content with: its RATIO_GOOD x the GPUs' memory (the rule
-    cites NVIDIA's DGX designs, which give the host over 2x the GPU memory)."""
+def default_memory_ratio() -> float:
+    """Host/GPU memory ratio the memory rule is content with (its RATIO_GOOD; the rule cites
+    NVIDIA's DGX designs, which give the host over 2x the GPU memory)."""
     from engine.rules.memory import RATIO_GOOD
 
-    return RATIO_GOOD * gpu_memory_gb
+    return RATIO_GOOD
 
 
 def _first_dimm_meeting(opts: list[tuple[Dimm, int]], need_gb: float) -> tuple[Dimm, int] | None:
@@ -592,6 +592,7 @@ class _Ctx:
     estimator: Estimator
     evaluator: Evaluator
     arch: Any
+    memory_ratio: float
     placer: _Placer = field(default_factory=_Placer)
     rejected: Counter = field(default_factory=Counter)
     seq: int = 0
@@ -707,7 +708,7 @@ def _make_candidate(
         bridges = _bridges_for(ch, placement.gpu_slots, _bridge_options(cat, gpu, ch))
     dimm_opts = _dimm_options(ch, cpu, ch.cpu_sockets, cat, ctx.objective, ctx.prices)
     gpu_gb = gpu.memory_gb * n
-    first = _first_dimm_meeting(dimm_opts, memory_target_gb(gpu_gb))
+    first = _first_dimm_meeting(dimm_opts, ctx.memory_ratio * gpu_gb)
     psu_opts = _psu_options(ch, cat, ctx.cons.voltage, ctx.objective, ctx.prices)
     if not psu_opts:
         ctx.rejected[f"{ch.sku}: no listed PSU is rated for {ctx.cons.voltage} V input"] += 1
@@ -1044,8 +1045,13 @@ def suggest(
     estimator: Estimator | None = None,
     evaluator: Evaluator | None = None,
     arch: Any = None,
+    memory_ratio: float | None = None,
 ) -> SuggestResult:
-    """The best ``limit`` builds for ``workload``; see the module doc.  Raises SuggestError."""
+    """The best ``limit`` builds for ``workload``; see the module doc.  Raises SuggestError.
+
+    ``estimator``/``evaluator`` default to engine.estimate.estimate / engine.evaluate.evaluate;
+    ``memory_ratio`` (host memory per GPU memory to aim for) defaults to the memory rule's own.
+    """
     if objective not in OBJECTIVES:
         raise SuggestError(f"objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     if limit < 1:
@@ -1068,6 +1074,7 @@ def suggest(
         estimator=estimator or _default_estimator(),
         evaluator=evaluator or _default_evaluator(),
         arch=arch,
+        memory_ratio=default_memory_ratio() if memory_ratio is None else memory_ratio,
     )
     chassis = select_chassis(catalog, cons)
     notes: list[str] = []
@@ -1076,7 +1083,10 @@ def suggest(
     found, validated = _search(ctx, _single_node(ctx, chassis), limit)
     multi = False
     if not found and chassis:
-        notes.append("No single server can run this workload; sizing a cluster of identical nodes.")
+        notes.append(
+            "No single-server build runs this workload within the constraints; "
+            "sizing a cluster of identical nodes."
+        )
         multi = True
         more, v2 = _search(ctx, _multi_node(ctx, chassis), limit)
         found, validated = more, validated + v2

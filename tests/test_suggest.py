@@ -1,0 +1,372 @@
+"""engine.suggest on a small synthetic catalog with injected estimator/evaluator: every suggested
+build validates with zero errors, and the ranking equals a brute-force enumeration."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from test_suggest_fixtures import FakeArch, fake_estimate, make_fake_evaluator, write_catalog
+
+from engine.build import BridgeFit, Build, DriveFit, Environment
+from engine.pricing import PriceEntry, PriceList, quote_build
+from engine.suggest import (
+    Constraints,
+    SuggestError,
+    psu_count_for,
+    suggest,
+)
+from engine.workload import Workload
+
+ARCH_7B = FakeArch(7)
+ARCH_70B = FakeArch(70)
+
+PRICES = {
+    "TEST-A-3GPU": 9000,
+    "TEST-B-4GPU": 7000,
+    "TEST-C-HGX": 30000,
+    "TEST-HGX-8": 200000,
+    "TEST-G48": 7000,
+    "TEST-G94": 30000,
+    "TEST-BR-2WAY": 250,
+    "TEST-CPU-LOW": 2500,
+    "TEST-CPU-HIGH": 2000,  # the hotter CPU is cheaper: price and power objectives disagree
+    "TEST-DIMM-32": 150,
+    "TEST-DIMM-64": 250,
+    "TEST-NIC-400": 1500,
+    "TEST-NIC-100": 700,
+    "TEST-NVME-2T": 300,
+    "TEST-NVME-4T": 450,
+    "TEST-PSU-2000": 400,
+    "TEST-PSU-3000": 500,  # 2 x 3000 W can be cheaper than 3 x 2000 W
+}
+
+
+def price_list() -> PriceList:
+    return PriceList(
+        currency="USD",
+        origin="test",
+        entries={k: PriceEntry(sku=k, price=v) for k, v in PRICES.items()},
+    )
+
+
+@pytest.fixture(scope="module")
+def cat(tmp_path_factory):
+    return write_catalog(tmp_path_factory.mktemp("cat"))
+
+
+def run(cat, wl, arch, **kw):
+    kw.setdefault("estimator", fake_estimate)
+    kw.setdefault("evaluator", make_fake_evaluator(arch))
+    kw.setdefault("memory_ratio", 1.5)  # what the fake memory rule wants
+    return suggest(wl, cat, arch=arch, **kw)
+
+
+WORKLOADS = [
+    (Workload(model="x", method="inference"), ARCH_7B),
+    (Workload(model="x", method="inference"), ARCH_70B),
+    (Workload(model="x", method="lora", tokens=1e8), ARCH_7B),
+    (Workload(model="x", method="full", tokens=1e9), ARCH_7B),
+    (Workload(model="x", method="full", tokens=1e9), ARCH_70B),  # needs a cluster
+]
+
+
+@pytest.mark.parametrize("objective", ["gpus", "power", "price", "time"])
+@pytest.mark.parametrize(("wl", "arch"), WORKLOADS)
+def test_every_suggestion_validates_with_zero_errors(cat, wl, arch, objective):
+    ev = make_fake_evaluator(arch)
+    res = run(cat, wl, arch, objective=objective, limit=6, prices=price_list(), evaluator=ev)
+    assert res.suggestions, res.rejected
+    for s in res.suggestions:
+        assert s.report.errors == 0
+        assert ev(s.build, cat).errors == 0  # re-check independently of the solver's report
+        # complete builds: CPUs in every socket, DIMMs, drives, PSUs filled in
+        ch = cat.chassis[s.build.chassis]
+        assert s.build.cpu and s.build.cpu_count == ch.cpu_sockets
+        assert s.build.dimm and s.build.dimm_count > 0
+        assert s.build.drives and s.build.psu and s.build.psu_count >= 2
+        est = fake_estimate(wl, cat.gpus[s.gpu], s.total_gpus, arch=arch)
+        assert est.fits
+    assert [s.rank for s in res.suggestions] == list(range(1, len(res.suggestions) + 1))
+    keys = [s.key for s in res.suggestions]
+    assert keys == sorted(keys)
+
+
+# ------------------------------------------------------------------------------ brute force
+
+
+def _bridges(ch, gpu, gpu_slots, cat):
+    bridges = [b for b in cat.bridges.values() if gpu.sku in b.gpu_skus]
+    out = []
+    for b in bridges:
+        for g in ch.nvlink_groups:
+            if len(g) == b.ways and set(g) <= set(gpu_slots):
+                out.append(BridgeFit(sku=b.sku, slots=tuple(g), count=b.per_group))
+    return tuple(out)
+
+
+def _bridged(ch, gpu, sub, cat):
+    return sum(len(b.slots) for b in _bridges(ch, gpu, sub, cat))
+
+
+def brute_force(cat, wl, arch, cons, objective, prices):
+    """Every combination of chassis, GPU model and slot subset, CPU, DIMM model and count, drive
+    model, PSU model and count; keep those with zero errors that meet the constraints; best key
+    per (chassis, GPU, count).  A 'complete build' bridges every fully populated NVLink group and
+    carries a mirrored pair of drives, as the solver's fill-in policy states (placements that
+    bridge fewer GPUs than the slot map allows are outside that policy and not enumerated)."""
+    ev = make_fake_evaluator(arch)
+    env = Environment(input_voltage=cons.voltage, redundancy=cons.redundancy)
+    best: dict[tuple, tuple] = {}
+    for ch in cat.chassis.values():
+        if ch.gpu_form == "sxm":
+            layouts = [(cat.gpus[cat.baseboards[b].gpu_sku], b, ()) for b in ch.baseboard_skus]
+        else:
+            gpu_slots = [s.id for s in ch.slots if s.purpose != "nic"]
+            layouts = [
+                (cat.gpus[g], None, sub)
+                for g in ch.gpu_skus
+                for r in range(1, len(gpu_slots) + 1)
+                for sub in itertools.combinations(gpu_slots, r)
+            ]
+            # NVLink policy: an NVLink-capable GPU count is bridged as fully as the slot map
+            # allows, so keep only the subsets with the most bridged GPUs for their size.
+            most: dict[tuple, int] = {}
+            for gpu, _, sub in layouts:
+                k = (gpu.sku, len(sub))
+                most[k] = max(most.get(k, 0), _bridged(ch, gpu, sub, cat))
+            layouts = [
+                x for x in layouts if _bridged(ch, x[0], x[2], cat) == most[(x[0].sku, len(x[2]))]
+            ]
+        for gpu, bb, sub in layouts:
+            n = cat.baseboards[bb].gpu_count if bb else len(sub)
+            if not fake_estimate(wl, gpu, n, arch=arch).fits:
+                continue  # the solver is asked for builds that run the workload
+            for cpu, dimm, dcount, drive, psu, pcount in itertools.product(
+                ch.cpu_skus, ch.dimm_skus, (8, 16, 32), cat.drives, ch.psu_skus, range(1, 7)
+            ):
+                b = Build(
+                    chassis=ch.sku,
+                    cpu=cpu,
+                    cpu_count=ch.cpu_sockets,
+                    dimm=dimm,
+                    dimm_count=dcount,
+                    slots={s: gpu.sku for s in sub},
+                    baseboard=bb,
+                    bridges=_bridges(ch, gpu, sub, cat),
+                    drives=(DriveFit(bay=ch.drive_bays[0].id, sku=drive, count=2),),
+                    psu=psu,
+                    psu_count=pcount,
+                    env=env,
+                    workload=wl,
+                )
+                rep = ev(b, cat)
+                if rep.errors:
+                    continue
+                power = rep.budget("power").used
+                if cons.max_power_w and power > cons.max_power_w:
+                    continue
+                price = quote_build(b, prices).total if prices else math.inf
+                if cons.budget and (price is None or price > cons.budget):
+                    continue
+                metric = {"gpus": n, "power": power, "price": price}[objective]
+                key = (metric, n, power, price)
+                k = (ch.sku, gpu.sku, n)
+                if k not in best or key < best[k]:
+                    best[k] = key
+    return sorted(best.values())
+
+
+def _solver_key(s, objective):
+    metric = {"gpus": s.gpus, "power": s.power_w, "price": s.price}[objective]
+    return (metric, s.gpus, s.power_w, s.price if s.price is not None else math.inf)
+
+
+@pytest.mark.parametrize(
+    ("objective", "cons"),
+    [
+        ("gpus", Constraints()),
+        ("power", Constraints()),
+        ("price", Constraints()),
+        ("price", Constraints(redundancy="N+N")),
+        ("power", Constraints(voltage="100-127", max_power_w=2500)),
+    ],
+)
+def test_ranking_matches_brute_force(cat, objective, cons):
+    wl = Workload(model="x", method="inference")
+    prices = price_list()
+    limit = 5
+    res = run(cat, wl, ARCH_70B, constraints=cons, objective=objective, limit=limit, prices=prices)
+    expected = brute_force(cat, wl, ARCH_70B, cons, objective, prices)
+    assert len(expected) >= limit
+    got = [_solver_key(s, objective) for s in res.suggestions]
+    # Same objective values, in the same order, as the best builds found by exhaustive search
+    # (the secondary figures too: GPU count, power and price of each).
+    assert [g[:1] for g in got] == [e[:1] for e in expected[:limit]]
+    assert got == [tuple(x) for x in expected[:limit]]
+
+
+# ------------------------------------------------------------------------------ fill-in details
+
+
+def test_gpus_never_collide_and_bridges_join_full_groups(cat):
+    wl = Workload(model="x", method="inference")
+    res = run(cat, wl, ARCH_70B, objective="time", limit=10)
+    for s in res.suggestions:
+        ch = cat.chassis[s.build.chassis]
+        by_id = {x.id: x for x in ch.slots}
+        gpu_slots = [k for k, v in s.build.slots.items() if v == s.gpu]
+        for sid in gpu_slots:
+            assert by_id[sid].covers not in s.build.slots
+        for br in s.build.bridges:
+            assert set(br.slots) <= set(gpu_slots)
+            assert tuple(br.slots) in {tuple(g) for g in ch.nvlink_groups}
+
+
+def test_gpus_are_balanced_across_sockets(cat):
+    wl = Workload(model="x", method="inference")
+    res = run(
+        cat,
+        wl,
+        ARCH_7B,
+        objective="gpus",
+        limit=20,
+        constraints=Constraints(chassis=("TEST-A-3GPU",)),
+    )
+    two = next(s for s in res.suggestions if s.gpus == 2 and s.gpu == "TEST-G48")
+    ch = cat.chassis["TEST-A-3GPU"]
+    roots = {x.id: x.root for x in ch.slots}
+    assert {roots[k] for k in two.build.slots} == {"cpu1", "cpu2"}
+
+
+def test_low_line_voltage_uses_only_psus_rated_for_it(cat):
+    wl = Workload(model="x", method="inference")
+    res = run(cat, wl, ARCH_7B, limit=5, constraints=Constraints(voltage="100-127"))
+    assert res.suggestions
+    for s in res.suggestions:
+        assert s.build.psu == "TEST-PSU-2000"
+        assert s.build.env.input_voltage == "100-127"
+
+
+def test_redundancy_n_plus_n_gets_even_psu_sets(cat):
+    wl = Workload(model="x", method="inference")
+    res = run(cat, wl, ARCH_70B, limit=5, constraints=Constraints(redundancy="N+N"))
+    for s in res.suggestions:
+        assert s.build.psu_count % 2 == 0
+        assert s.build.env.redundancy == "N+N"
+
+
+def test_psu_count_policy():
+    assert psu_count_for(2500, 3000, "N+1", 4) == 2
+    assert psu_count_for(3500, 3000, "N+1", 4) == 3
+    assert psu_count_for(3500, 3000, "N+N", 4) == 4
+    assert psu_count_for(6500, 3000, "N+N", 4) is None
+
+
+def test_max_power_and_budget_constraints(cat):
+    wl = Workload(model="x", method="inference")
+    res = run(cat, wl, ARCH_70B, limit=10, constraints=Constraints(max_power_w=1500))
+    assert res.suggestions
+    assert all(s.power_w <= 1500 for s in res.suggestions)
+    res = run(
+        cat,
+        wl,
+        ARCH_70B,
+        limit=10,
+        prices=price_list(),
+        constraints=Constraints(budget=60000),
+        objective="price",
+    )
+    assert res.suggestions
+    assert all(s.price <= 60000 for s in res.suggestions)
+    res = run(cat, wl, ARCH_70B, prices=price_list(), constraints=Constraints(budget=1000))
+    assert not res.suggestions
+    assert any("budget" in r for r, _ in res.rejected)
+
+
+def test_chassis_and_gpu_constraints(cat):
+    wl = Workload(model="x", method="inference")
+    res = run(cat, wl, ARCH_7B, limit=20, constraints=Constraints(chassis=("X14",)))
+    assert {s.build.chassis for s in res.suggestions} == {"TEST-B-4GPU"}
+    res = run(cat, wl, ARCH_7B, limit=20, constraints=Constraints(gpus=("TEST-G48",)))
+    assert {s.gpu for s in res.suggestions} == {"TEST-G48"}
+    with pytest.raises(SuggestError, match="NOPE"):
+        run(cat, wl, ARCH_7B, constraints=Constraints(chassis=("NOPE",)))
+    with pytest.raises(SuggestError, match="known GPUs"):
+        run(cat, wl, ARCH_7B, constraints=Constraints(gpus=("NOPE",)))
+    with pytest.raises(SuggestError, match="price list"):
+        run(cat, wl, ARCH_7B, objective="price")
+
+
+def test_no_single_server_sizes_a_cluster(cat):
+    wl = Workload(model="x", method="full", tokens=1e9)
+    res = run(cat, wl, ARCH_70B, objective="gpus", limit=3)
+    assert res.multi_node and res.suggestions
+    assert any("No single-server build" in n for n in res.notes)
+    for s in res.suggestions:
+        plan = s.cluster
+        assert plan is not None and s.nodes >= 2
+        assert plan.total_gpus == s.gpus * s.nodes
+        assert fake_estimate(wl, cat.gpus[s.gpu], s.total_gpus, arch=ARCH_70B).fits
+        # one fast NIC per GPU in every node, and the node build itself is valid
+        nics = [v for v in s.build.slots.values() if v == plan.nic]
+        assert len(nics) == s.gpus and plan.nic_gbps >= 200
+        assert s.report.errors == 0
+        # fewest nodes: one node less does not fit
+        assert not fake_estimate(wl, cat.gpus[s.gpu], s.gpus * (s.nodes - 1), arch=ARCH_70B).fits
+        assert plan.fabric is not None and plan.fabric.endpoints == s.total_gpus
+        assert plan.racks >= 1
+        assert s.to_json()["cluster"]["nodes"] == s.nodes
+
+
+def test_target_days_adds_nodes(cat):
+    slow = Workload(model="x", method="full", tokens=1e12)
+    fast = slow.model_copy(update={"target_days": 30})
+    a = run(cat, slow, ARCH_7B, objective="gpus", limit=1).suggestions[0]
+    b = run(cat, fast, ARCH_7B, objective="gpus", limit=1).suggestions[0]
+    assert b.total_gpus > a.total_gpus
+    assert b.train_hours <= 30 * 24
+
+
+def test_nothing_fits_even_as_cluster(cat):
+    wl = Workload(model="x", method="full", tokens=1e9)
+    res = run(
+        cat,
+        wl,
+        FakeArch(70),
+        limit=3,
+        constraints=Constraints(max_nodes=2, chassis=("TEST-A-3GPU",)),
+    )
+    assert not res.suggestions and not res.ok
+    assert res.rejected
+
+
+def test_json_has_the_cli_keys(cat):
+    res = run(cat, Workload(model="x"), ARCH_7B, limit=1, prices=price_list())
+    j = res.suggestions[0].to_json()
+    for k in (
+        "rank",
+        "chassis",
+        "gpu",
+        "gpus",
+        "errors",
+        "warnings",
+        "power_w",
+        "memory_per_gpu",
+        "train_hours",
+        "price",
+    ):
+        assert k in j
+    assert j["price"] == pytest.approx(res.suggestions[0].quote.total)
+
+
+def test_injected_evaluator_error_is_repaired_or_rejected(cat):
+    """An evaluator whose memory rule wants 4x GPU memory: the solver grows the DIMMs."""
+    wl = Workload(model="x", method="inference")
+    ev = make_fake_evaluator(ARCH_7B, memory_ratio=4.0)
+    res = run(cat, wl, ARCH_7B, limit=3, evaluator=ev)
+    assert res.suggestions
+    for s in res.suggestions:
+        gpu_gb = cat.gpus[s.gpu].memory_gb * s.gpus
+        assert cat.dimms[s.build.dimm].capacity_gb * s.build.dimm_count >= 4 * gpu_gb

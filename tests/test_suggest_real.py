@@ -1,0 +1,80 @@
+"""engine.suggest on the bundled catalog with the real evaluator and estimator: every suggested
+build validates with zero errors, for a range of workloads and every objective."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.evaluate import evaluate
+from engine.suggest import Constraints, suggest
+from engine.workload import Workload
+from parts.catalog import load_catalog
+
+WORKLOADS = [
+    Workload(model="llama-3.1-8b", method="inference"),
+    Workload(model="llama-3.1-70b", method="inference", seq_len=8192, micro_batch=4),
+    Workload(model="mistral-7b-v0.3", method="lora", tokens=1e8),
+    Workload(model="qwen2.5-32b", method="qlora", tokens=1e8),
+    Workload(model="llama-3.1-8b", method="full", tokens=1e10),
+    Workload(model="llama-3.1-70b", method="full", tokens=1e11, target_days=7),
+    Workload(model="llama-3.1-405b", method="full", tokens=1e10),  # a cluster
+]
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return load_catalog(overlay=None)
+
+
+@pytest.mark.parametrize("objective", ["gpus", "power", "time"])
+@pytest.mark.parametrize("wl", WORKLOADS, ids=lambda w: f"{w.model}-{w.method}")
+def test_real_suggestions_have_zero_errors(cat, wl, objective):
+    res = suggest(wl, cat, objective=objective, limit=4)
+    assert res.suggestions, res.rejected[:5]
+    for s in res.suggestions:
+        rep = evaluate(s.build, cat)
+        assert rep.errors == 0, [f.message for f in rep.of("error")]
+        assert s.report.errors == 0
+        if s.nodes > 1:
+            assert res.multi_node and s.cluster is not None
+            assert s.cluster.total_gpus == s.total_gpus
+        else:
+            assert s.build.workload == wl
+            assert rep.estimate is not None and rep.estimate.fits
+
+
+@pytest.mark.parametrize(
+    "cons",
+    [
+        Constraints(redundancy="N+N"),
+        Constraints(cooling="air"),
+        Constraints(cooling="liquid"),
+        Constraints(chassis=("X14",)),
+        Constraints(max_power_w=3000),
+    ],
+    ids=str,
+)
+def test_real_constraints_keep_zero_errors(cat, cons):
+    wl = Workload(model="llama-3.1-70b", method="inference")
+    res = suggest(wl, cat, cons, objective="gpus", limit=3)
+    assert res.suggestions, res.rejected[:3]
+    for s in res.suggestions:
+        assert evaluate(s.build, cat).errors == 0
+        assert s.build.env.input_voltage == cons.voltage
+        assert s.build.env.redundancy == cons.redundancy
+        if cons.max_power_w:
+            assert s.power_w <= cons.max_power_w
+        if cons.chassis:
+            assert cat.chassis[s.build.chassis].family == "X14"
+
+
+def test_real_low_line_uses_rated_psus_or_says_why(cat):
+    """At 100-127 V only PSUs with a published low-line rating can pass the power rule; when no
+    chassis lists one, nothing is suggested and the reason names the voltage."""
+    wl = Workload(model="llama-3.1-8b", method="inference")
+    res = suggest(wl, cat, Constraints(voltage="100-127"), limit=3)
+    for s in res.suggestions:
+        assert cat.psus[s.build.psu].watts_low_line
+        assert evaluate(s.build, cat).errors == 0
+    if not res.suggestions:
+        assert any("100-127" in reason for reason, _ in res.rejected)
