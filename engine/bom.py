@@ -425,13 +425,13 @@ class _Reader:
             pool = [r.sku for r in self.catalog if r.kind in kinds]
             near = difflib.get_close_matches(sku, pool, n=1, cutoff=0.6)
             hint = f"did you mean {near[0]!r}? " if near else ""
-            kind_flag = kinds[0]
+            listing = " or ".join(f"'slotwise parts --kind {k}'" for k in kinds)
             self.add(
                 "bom.unknown_sku",
                 field,
                 f"{what} {sku!r} is not in the parts catalog",
-                fix=f"{hint}list the {what}s with 'slotwise parts --kind {kind_flag}', or add "
-                "the part to an overlay catalog (--catalog DIR)",
+                fix=f"{hint}{listing} lists the choices; a part the catalog lacks can be added "
+                "in an overlay catalog (--catalog DIR)",
                 parts=(sku,),
             )
         elif rec.kind not in kinds:
@@ -668,7 +668,7 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
         filename=r.filename,
         build=build,
         meta=meta,
-        problems=tuple(r.problems),
+        problems=tuple(sorted(r.problems, key=lambda p: (p.line is None, p.line or 0))),
         prices=prices,
         currency=currency,
         schema_version=schema_version,
