@@ -30,7 +30,8 @@ def multi_node_reason(ctx: Ctx) -> str | None:
         return f"the estimate needs at least {min_gpus} GPUs and the server has {gpus}"
     hours = getattr(est, "train_hours", None)
     if hours is not None and wl.target_days and hours > wl.target_days * 24:
-        nodes = -(-hours // (wl.target_days * 24))
+        want = getattr(est, "gpus_for_target_days", None)
+        nodes = -(-want // max(gpus, 1)) if want else -(-hours // (wl.target_days * 24))
         return f"finishing in {wl.target_days:g} days takes about {int(nodes)} such servers"
     return None
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from engine.estimate import estimate, suggest_changes
+from engine.estimate.resolve import ModelResolveError, resolve_arch
 from engine.report import Budget
 from engine.rules.common import finding
 from engine.rules.context import Ctx, engine_cache
@@ -23,13 +25,18 @@ GiB = 1024**3
 
 def _workload_key(wl) -> Any:
     try:
-        return hash(wl), wl
+        hash(wl)
+        return wl
     except TypeError:  # arch dicts are not hashable
         return wl.model_dump_json()
 
 
-def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> tuple[Any, str | None]:
-    """(Estimate or None, problem message or None), memoized."""
+Outcome = tuple[Any, str | None, tuple[tuple[str, float, bool], ...]]
+
+
+def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
+    """(Estimate or None, problem or None, re-estimated alternatives when it does not fit);
+    memoized per (workload, GPU, count)."""
     cache = engine_cache(ctx.catalog)
     memo = cache.setdefault("estimate_memo", {})
     key = (_workload_key(ctx.workload), gpu.sku, count)
@@ -43,20 +50,17 @@ def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> tuple[Any, str | None]:
     return result
 
 
-def _compute(ctx: Ctx, gpu: Gpu, count: int) -> tuple[Any, str | None]:
-    try:
-        from engine.estimate import estimate
-        from engine.estimate.resolve import ModelResolveError, resolve_arch
-    except ImportError as exc:  # estimator package incomplete in this checkout
-        return None, f"the workload estimator is not available ({exc})"
+def _compute(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
     try:
         arch = resolve_arch(ctx.workload, ctx.catalog, offline=True)
     except ModelResolveError as exc:
-        return None, str(exc)
+        return None, str(exc), ()
     try:
-        return estimate(ctx.workload, gpu, count, arch=arch), None
+        est = estimate(ctx.workload, gpu, count, arch=arch, gpus_per_server=max(count, 1))
+        alts = () if est.fits else tuple(suggest_changes(ctx.workload, gpu, count, arch=arch))
     except (ValueError, ArithmeticError) as exc:
-        return None, f"could not estimate the workload on {count} x {gpu.sku}: {exc}"
+        return None, f"could not estimate the workload on {count} x {gpu.sku}: {exc}", ()
+    return est, None, alts
 
 
 def _main_gpu(ctx: Ctx) -> tuple[Gpu | None, int]:
@@ -88,7 +92,7 @@ def check(ctx: Ctx) -> None:
             )
         )
         return
-    est, problem = _run_estimate(ctx, gpu, n)
+    est, problem, alts = _run_estimate(ctx, gpu, n)
     if est is None:
         ctx.add(
             finding(
@@ -102,7 +106,8 @@ def check(ctx: Ctx) -> None:
     ctx.estimate = est
     ctx.estimate_gpu = gpu
     mem = est.memory_per_gpu
-    have = float(getattr(est, "gpu_memory_bytes", 0) or gpu.memory_gb * 1e9)
+    capacity = float(est.gpu_memory_bytes)
+    have = float(est.usable_bytes)  # capacity less the allocator-fragmentation margin
     parts = tuple(
         (name, float(getattr(mem, f"{name}_bytes", 0.0) or 0.0))
         for name in ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -115,27 +120,25 @@ def check(ctx: Ctx) -> None:
             available=have,
             unit="B",
             group="workload",
-            detail=f"per GPU, {n} x {gpu.sku}: need {need / GiB:,.1f} GiB of {have / GiB:,.1f} GiB",
+            detail=f"per GPU, {n} x {gpu.sku}: need {need / GiB:,.1f} GiB of "
+            f"{have / GiB:,.1f} GiB usable ({capacity / GiB:,.0f} GiB on the card)",
             parts=parts,
         )
     )
     if not est.fits:
-        min_gpus = getattr(est, "min_gpus", None)
+        min_gpus = est.min_gpus
         ideas = []
         if min_gpus and min_gpus > n:
             ideas.append(f"{min_gpus} x {gpu.sku} (the build has {n})")
-        if wl.method in ("full", "lora"):
-            ideas.append("QLoRA (4-bit base weights)")
-        if wl.training and wl.offload == "none":
-            ideas.append("ZeRO-3 with optimizer offload to CPU memory")
-        if wl.method == "inference":
-            ideas.append("a shorter context or fewer concurrent requests (smaller KV cache)")
+        elif min_gpus is None:
+            ideas.append(f"far more GPUs: no count of {gpu.sku} the estimator tries fits")
+        ideas += [f"{label} ({gib:,.1f} GiB per GPU)" for label, gib, ok in alts if ok]
         ctx.add(
             finding(
                 "workload_fit.gpu_memory",
                 "error",
-                f"the workload needs {need / GiB:,.1f} GiB per GPU; {gpu.sku} has "
-                f"{have / GiB:,.1f} GiB",
+                f"the workload needs {need / GiB:,.1f} GiB per GPU on {n} x {gpu.sku}, which "
+                f"has {have / GiB:,.1f} GiB usable per GPU",
                 parts=(gpu.sku,),
                 fix="use " + ", or ".join(ideas) if ideas else "use GPUs with more memory",
             )
@@ -155,7 +158,12 @@ def check(ctx: Ctx) -> None:
             )
         )
         if target is not None and hours > target:
-            nodes = -(-hours // target)
+            want = est.gpus_for_target_days
+            more = (
+                f"about {want} x {gpu.sku} ({-(-want // n)} servers like this one)"
+                if want
+                else f"about {int(-(-hours // target))} servers like this one"
+            )
             ctx.add(
                 finding(
                     "workload_fit.train_time",
@@ -163,7 +171,6 @@ def check(ctx: Ctx) -> None:
                     f"training takes about {hours / 24:,.1f} days on {n} x {gpu.sku}; the target "
                     f"is {wl.target_days:g} days",
                     parts=(gpu.sku,),
-                    fix=f"about {int(nodes)} such servers (multi-node), faster GPUs, or fewer "
-                    "tokens",
+                    fix=f"{more}, faster GPUs, or fewer tokens",
                 )
             )
