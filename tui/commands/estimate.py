@@ -1,0 +1,164 @@
+"""`slotwise estimate WORKLOAD [--gpu SKU] [--gpus N] [--json]`: memory per GPU, fit, time, speed.
+
+Exit codes: 0 the workload fits, 1 it does not fit, 2 bad input (unknown model / GPU / flag).
+The default GPU is the NVIDIA H100 SXM5 80GB, the GPU of the HGX H100 8-GPU servers that most
+training builds start from; pass --gpu for any other catalog GPU (`slotwise parts --kind gpu`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+
+from engine.estimate import Estimate, estimate, suggest_changes
+from engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
+from engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
+from parts.catalog import Catalog
+from parts.schema import Gpu, ModelPreset
+from tui.cli import UsageError
+from tui.commands.common import add_catalog_flag, get_catalog, print_json
+from tui.commands.workload_args import _positive_int, add_workload_flags, workload_from_args
+
+DEFAULT_GPU = "NVIDIA-H100-SXM5-80GB"
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "estimate",
+        help="GPU memory, fit, training time and tokens/s for a workload",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_workload_flags(p)
+    p.add_argument("--gpu", metavar="SKU", default=DEFAULT_GPU, help=f"default {DEFAULT_GPU}")
+    p.add_argument("--gpus", type=_positive_int, default=1, metavar="N", help="GPU count (1)")
+    p.add_argument(
+        "--gpus-per-server",
+        type=_positive_int,
+        default=DEFAULT_GPUS_PER_SERVER,
+        metavar="N",
+        help=f"GPUs per server, for the server count ({DEFAULT_GPUS_PER_SERVER})",
+    )
+    p.add_argument(
+        "--offline", action="store_true", help="never fetch a config.json; use the cache only"
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_catalog_flag(p)
+    p.set_defaults(run=run)
+
+
+def find_gpu(catalog: Catalog, sku: str) -> Gpu:
+    """The catalog GPU ``sku`` (case-insensitive), or UsageError listing close matches."""
+    gpus = catalog.gpus
+    if sku in gpus:
+        return gpus[sku]
+    lowered = {k.lower(): k for k in gpus}
+    if sku.lower() in lowered:
+        return gpus[lowered[sku.lower()]]
+    close = difflib.get_close_matches(sku.lower(), list(lowered), n=4, cutoff=0.4)
+    hint = f" Close matches: {', '.join(lowered[c] for c in close)}." if close else ""
+    raise UsageError(
+        f"--gpu {sku!r} is not a GPU in the catalog.{hint} List them with "
+        "`slotwise parts --kind gpu`."
+    )
+
+
+def _resolve(args, workload, catalog) -> tuple[ModelPreset, list[str]]:
+    try:
+        return resolve_arch_with_warnings(workload, catalog, offline=args.offline)
+    except ModelResolveError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    workload = workload_from_args(args)
+    catalog = get_catalog(args)
+    gpu = find_gpu(catalog, args.gpu)
+    arch, warnings = _resolve(args, workload, catalog)
+    est = estimate(workload, gpu, args.gpus, arch=arch, gpus_per_server=args.gpus_per_server)
+    advice = [] if est.fits else suggest_changes(workload, gpu, args.gpus, arch=arch)
+    if args.json:
+        data = est.to_json()
+        data["model"] = arch.sku
+        data["method"] = workload.method
+        data["warnings"] = warnings
+        data["advice"] = [
+            {"change": label, "total_bytes": round(gib * GIB), "fits": fits}
+            for label, gib, fits in advice
+        ]
+        print_json(data)
+    else:
+        print(render(est, workload, arch, gpu, warnings, advice))
+    return 0 if est.fits else 1
+
+
+def _gib(value: float) -> str:
+    return f"{value / GIB:8.2f} GiB"
+
+
+def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advice) -> str:
+    """The human-readable report: breakdown table, verdict, what to change, time, assumptions."""
+    m = est.memory_per_gpu
+    lines = [
+        f"{arch.sku}: {workload.method}, {workload.precision}, seq {workload.seq_len} x "
+        f"micro-batch {workload.micro_batch}"
+        + (f", LoRA r={workload.lora_rank} on {','.join(workload.lora_targets)}"
+           if workload.method in ("lora", "qlora") else ""),
+        f"{est.params / 1e9:.2f}B parameters"
+        + (f" ({est.active_params / 1e9:.2f}B active per token)"
+           if est.active_params != est.params else ""),
+        f"on {est.gpus} x {gpu.sku} ({gpu.memory_gb:g} GB each), "
+        f"{est.servers} server(s) of {est.gpus_per_server}; layout tp={est.tp} dp={est.dp}"
+        + (f" {est.parallel}" if workload.training else ""),
+        "",
+        "Memory per GPU",
+    ]  # fmt: skip
+    total = m.total_bytes or 1.0
+    for name, value in m.parts():
+        lines.append(f"  {name:<12}{_gib(value)}  {100 * value / total:5.1f}%")
+    lines.append(f"  {'':<12}{'-' * 12}")
+    lines.append(f"  {'total':<12}{_gib(m.total_bytes)}")
+    lines.append(
+        f"  {'usable':<12}{_gib(est.usable_bytes)}  of {_gib(est.gpu_memory_bytes).strip()}"
+    )
+    if m.logits_bytes:
+        lines.append(f"  (activations include {m.logits_bytes / GIB:.2f} GiB of logits/loss)")
+    lines.append("")
+    if est.fits:
+        lines.append(
+            f"FITS: {m.total_bytes / GIB:.1f} GiB of {est.usable_bytes / GIB:.1f} GiB usable per GPU"
+        )
+    else:
+        lines.append(
+            f"DOES NOT FIT: needs {m.total_bytes / GIB:.1f} GiB per GPU, "
+            f"{est.usable_bytes / GIB:.1f} GiB usable"
+        )
+        if est.min_gpus:
+            lines.append(f"  - use at least {est.min_gpus} x {gpu.sku} (same settings)")
+        else:
+            lines.append(f"  - no count of {gpu.sku} up to 1024 fits these settings")
+        for label, gib, fits in advice:
+            lines.append(
+                f"  - {label}: {gib:.1f} GiB per GPU ({'fits' if fits else 'still too big'})"
+            )
+    if est.fits and est.min_gpus and est.min_gpus < est.gpus:
+        lines.append(f"  ({est.min_gpus} GPU(s) would be enough for the memory)")
+    lines.append("")
+    lines.append(f"Compute: {est.flops_per_token:.3g} FLOPs per token")
+    if est.train_hours is not None:
+        days = est.train_hours / 24
+        lines.append(
+            f"Training time: {est.train_hours:,.1f} h ({days:,.1f} days) on {est.tp * est.dp} GPUs, "
+            f"{est.train_hours * est.tp * est.dp:,.0f} GPU-hours"
+        )
+    if est.gpus_for_target_days is not None:
+        lines.append(f"GPUs for {workload.target_days:g} days: {est.gpus_for_target_days}")
+    if est.decode_tokens_per_s is not None:
+        lines.append(f"Decode: {est.decode_tokens_per_s:,.0f} tokens/s for the whole batch")
+    if est.prefill_tokens_per_s is not None:
+        lines.append(f"Prefill: {est.prefill_tokens_per_s:,.0f} tokens/s")
+    lines.append("")
+    lines.append(f"Assumptions (MFU {est.assumptions.mfu:.0%}, MBU {est.assumptions.mbu:.0%}):")
+    for note in list(warnings) + list(est.assumptions.notes):
+        lines.append(f"  - {note}")
+    return "\n".join(lines)

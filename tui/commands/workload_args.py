@@ -1,0 +1,184 @@
+"""The workload flags of CLI.md, shared by ``estimate`` and ``suggest`` (and nothing Textual).
+
+``add_workload_flags(parser)`` adds them; ``workload_from_args(args)`` turns the parsed flags into
+an :class:`engine.workload.Workload`, raising :class:`tui.cli.UsageError` (exit 2) with a message
+naming the flag when a value is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from pydantic import ValidationError
+
+from engine.workload import Workload, parse_count, parse_lora_targets
+from tui.cli import UsageError
+
+METHODS = ("inference", "lora", "qlora", "full", "pretrain")
+PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
+OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
+OFFLOADS = ("none", "optimizer", "params")
+PARALLELS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
+
+# argparse dest -> Workload field, for error messages that name the flag the user typed.
+_FLAG_OF_FIELD = {
+    "model": "--model",
+    "config": "--config",
+    "method": "--method",
+    "precision": "--precision",
+    "optimizer": "--optimizer",
+    "offload": "--offload",
+    "seq_len": "--seq-len",
+    "micro_batch": "--micro-batch",
+    "grad_checkpointing": "--grad-checkpointing",
+    "lora_rank": "--lora-rank",
+    "lora_targets": "--lora-targets",
+    "parallel": "--parallel",
+    "tp": "--tp",
+    "tokens": "--tokens",
+    "target_days": "--target-days",
+    "mfu": "--mfu",
+    "master_weights": "--master-weights",
+}
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+    return value
+
+
+def _count(text: str) -> float:
+    try:
+        return parse_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: {exc}; write a number with an optional k/M/B/T suffix, e.g. 300B"
+        ) from None
+
+
+def _targets(text: str) -> tuple[str, ...]:
+    try:
+        return parse_lora_targets(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_workload_flags(parser: argparse.ArgumentParser) -> None:
+    """Add the CLI.md workload flags (and ``--mfu``, ``--master-weights``) to ``parser``."""
+    g = parser.add_argument_group("workload")
+    g.add_argument(
+        "workload",
+        nargs="?",
+        metavar="WORKLOAD",
+        help="model preset id or config.json path / Hugging Face id (same as --model/--config)",
+    )
+    g.add_argument("--model", metavar="ID", help="a preset from parts/data/models.toml")
+    g.add_argument(
+        "--config", metavar="PATH_OR_HF_ID", help="a config.json file or a Hugging Face model id"
+    )
+    g.add_argument("--method", choices=METHODS, default=None, help="default: inference")
+    g.add_argument("--precision", choices=PRECISIONS, default=None, help="default: bf16")
+    g.add_argument("--optimizer", choices=OPTIMIZERS, default=None, help="default: adamw")
+    g.add_argument("--offload", choices=OFFLOADS, default=None, help="default: none")
+    g.add_argument("--seq-len", type=_positive_int, metavar="N", help="tokens per sequence (2048)")
+    g.add_argument(
+        "--micro-batch", type=_positive_int, metavar="N", help="sequences per GPU per step (1)"
+    )
+    g.add_argument(
+        "--grad-checkpointing",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="activation recompute (default: on for training)",
+    )
+    g.add_argument("--lora-rank", type=_positive_int, metavar="N", help="LoRA rank (16)")
+    g.add_argument(
+        "--lora-targets",
+        type=_targets,
+        metavar="SET",
+        help="qv, attn, all-linear (default) or a comma list of q,k,v,o,gate,up,down",
+    )
+    g.add_argument("--parallel", choices=PARALLELS, default=None, help="default: zero3 when >1 GPU")
+    g.add_argument("--tp", type=_positive_int, metavar="N", help="tensor-parallel degree (1)")
+    g.add_argument("--tokens", type=_count, metavar="N", help="tokens to train on, e.g. 300B")
+    g.add_argument("--target-days", type=_positive_float, metavar="D", help="wanted days")
+    g.add_argument(
+        "--mfu", type=_positive_float, metavar="F", help="model FLOPs utilisation (default 0.40)"
+    )
+    g.add_argument(
+        "--master-weights",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="fp32 master copy of trained weights (default: on; --no-master-weights = pure "
+        "bf16 training as litgpt bf16-true / torchtune)",
+    )
+
+
+def workload_from_args(args: argparse.Namespace) -> Workload:
+    """Build the Workload from parsed flags; bad combinations raise UsageError (exit 2)."""
+    model = getattr(args, "model", None)
+    config = getattr(args, "config", None)
+    positional = getattr(args, "workload", None)
+    if positional:
+        if model or config:
+            raise UsageError(
+                f"give the model once: either WORKLOAD ({positional!r}) or --model/--config"
+            )
+        if positional.endswith(".json") or "/" in positional or "\\" in positional:
+            config = positional
+        else:
+            model = positional
+    if model and config:
+        raise UsageError("give only one of --model and --config")
+    if not model and not config:
+        raise UsageError(
+            "no model given: name a preset with --model (see `slotwise parts --kind model`) "
+            "or a config.json path / Hugging Face id with --config"
+        )
+    fields: dict = {"model": model, "config": config}
+    for dest in (
+        "method",
+        "precision",
+        "optimizer",
+        "offload",
+        "seq_len",
+        "micro_batch",
+        "grad_checkpointing",
+        "lora_rank",
+        "lora_targets",
+        "tp",
+        "tokens",
+        "target_days",
+        "mfu",
+        "master_weights",
+    ):
+        value = getattr(args, dest, None)
+        if value is not None:
+            fields[dest] = value
+    parallel = getattr(args, "parallel", None)
+    if parallel is not None:
+        fields["parallel"] = "zero3" if parallel == "fsdp" else parallel
+    try:
+        return Workload(**fields)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = err.get("loc") or ()
+            name = str(loc[0]) if loc else ""
+            flag = _FLAG_OF_FIELD.get(name, name or "workload")
+            problems.append(f"{flag}: {err.get('msg', 'invalid value')}")
+        raise UsageError("bad workload: " + "; ".join(problems)) from None
