@@ -329,6 +329,8 @@ def _check_topology(item: _Loaded, ch: Chassis) -> list[Problem]:
             bad(f"roots[{i}].parent", f"root {r.id!r} hangs off unknown root {r.parent!r}")
         if r.socket > ch.cpu_sockets:
             bad(f"roots[{i}].socket", f"socket {r.socket} but the chassis has {ch.cpu_sockets}")
+        if r.kind == "switch" and r.parent is None:
+            bad(f"roots[{i}].parent", f"switch {r.id!r} needs a parent root (the CPU it hangs off)")
     slot_ids = [s.id for s in ch.slots]
     for dup in {s for s in slot_ids if slot_ids.count(s) > 1}:
         bad("slots", f"slot id {dup!r} is used twice")
@@ -342,6 +344,14 @@ def _check_topology(item: _Loaded, ch: Chassis) -> list[Problem]:
             )
         if s.covers is not None and s.covers not in slots:
             bad(f"slots[{i}].covers", f"slot {s.id!r} covers unknown slot {s.covers!r}")
+        if s.covers == s.id:
+            bad(f"slots[{i}].covers", f"slot {s.id!r} cannot cover itself")
+        if s.requires_socket is not None and s.requires_socket > ch.cpu_sockets:
+            bad(
+                f"slots[{i}].requires_socket",
+                f"slot {s.id!r} needs socket {s.requires_socket} but the chassis has "
+                f"{ch.cpu_sockets}",
+            )
         if s.lanes > s.mechanical:
             bad(f"slots[{i}].lanes", f"slot {s.id!r}: {s.lanes} lanes in a x{s.mechanical} slot")
     for i, group in enumerate(ch.nvlink_groups):
@@ -350,4 +360,11 @@ def _check_topology(item: _Loaded, ch: Chassis) -> list[Problem]:
                 bad(f"nvlink_groups[{i}]", f"NVLink group names unknown slot {sid!r}")
         if len(group) not in (2, 4):
             bad(f"nvlink_groups[{i}]", f"an NVLink group joins 2 or 4 slots, not {len(group)}")
+        elif len(set(group)) != len(group):
+            bad(f"nvlink_groups[{i}]", "an NVLink group names the same slot twice")
+    if ch.psu_default_count and ch.psu_bays and ch.psu_default_count > ch.psu_bays:
+        bad(
+            "psu_default_count",
+            f"{ch.psu_default_count} PSUs by default but only {ch.psu_bays} PSU bays",
+        )
     return out

@@ -204,6 +204,37 @@ def test_nvlink_group_naming_a_missing_slot(tmp_path: Path) -> None:
     assert "'9'" in p.message
 
 
+@pytest.mark.parametrize(
+    ("fld", "old", "new", "says"),
+    [
+        ("roots[1].parent", 'parent = "cpu1"\n', "", "needs a parent root"),
+        ("slots[1].covers", 'covers = "3"', 'covers = "2"', "cannot cover itself"),
+        (
+            "slots[0].requires_socket",
+            'label = "Slot 1"',
+            'label = "Slot 1"\nrequires_socket = 3',
+            "needs socket 3",
+        ),
+        (
+            "nvlink_groups[0]",
+            'nvlink_groups = [["1", "2"]]',
+            'nvlink_groups = [["1", "1"]]',
+            "same slot twice",
+        ),
+        (
+            "psu_default_count",
+            "cpu_sockets = 2",
+            "cpu_sockets = 2\npsu_bays = 2\npsu_default_count = 4",
+            "only 2 PSU bays",
+        ),
+    ],
+)
+def test_inconsistent_topology(tmp_path: Path, fld, old, new, says) -> None:
+    p = the_problem(problems_of(base_catalog(tmp_path, chassis_with(old, new))), fld)
+    assert_named(p, "chassis/SYS-TEST.toml", "SYS-TEST", fld)
+    assert says in p.message
+
+
 def test_nvlink_group_of_three_is_refused(tmp_path: Path) -> None:
     chassis = chassis_with('nvlink_groups = [["1", "2"]]', 'nvlink_groups = [["1", "2", "3"]]')
     p = the_problem(problems_of(base_catalog(tmp_path, chassis)), "nvlink_groups[0]")
