@@ -406,3 +406,57 @@ def test_overlay_on_the_bundled_catalog(tmp_path: Path) -> None:
     assert bundled.psus["PWS-3K02G-2R"].watts_high_line == 2880
     assert cat.psus["PWS-3K02G-2R"].watts_high_line == 3000
     assert len(cat) == len(bundled) + 1
+
+
+# ----------------------------------------------------------------------------- robustness
+
+import tomllib  # noqa: E402
+
+import tomli_w  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VALUES = st.one_of(
+    st.integers(-3, 40),
+    st.text(max_size=6),
+    st.booleans(),
+    st.lists(st.text(max_size=4), max_size=3),
+    st.just({"id": "x"}),
+)
+
+
+@st.composite
+def broken_chassis(draw) -> dict:
+    data = tomllib.loads(CHASSIS)
+    for _ in range(draw(st.integers(1, 4))):
+        where = draw(st.sampled_from(["top", "slot", "root"]))
+        if where == "top":
+            target = data
+        else:
+            items = data.get("slots" if where == "slot" else "roots")
+            if isinstance(items, list) and items and all(isinstance(i, dict) for i in items):
+                target = items[draw(st.integers(0, len(items) - 1))]
+            else:
+                target = data
+        key = draw(st.sampled_from(sorted(target) + ["bogus_field"]))
+        if draw(st.booleans()):
+            target.pop(key, None)
+        else:
+            target[key] = draw(_VALUES)
+    return data
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=broken_chassis())
+def test_any_broken_chassis_gives_problems_never_a_traceback(tmp_path: Path, data: dict) -> None:
+    root = tmp_path / "cat"
+    base_catalog(root, chassis=tomli_w.dumps(data))
+    try:
+        load_catalog(bundled=root)
+    except CatalogError as exc:
+        assert exc.problems
+        for p in exc.problems:
+            assert p.file.startswith("parts/data/") and p.message
+        assert str(exc).startswith("the parts catalog has")
