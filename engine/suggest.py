@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import inspect
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -593,9 +594,25 @@ class _Ctx:
     evaluator: Evaluator
     arch: Any
     memory_ratio: float
+    per_server_kw: bool = False
     placer: _Placer = field(default_factory=_Placer)
     rejected: Counter = field(default_factory=Counter)
     seq: int = 0
+
+
+def _estimate(ctx: _Ctx, gpu: Gpu, gpus: int, per_server: int) -> Any:
+    """Call the estimator; pass ``gpus_per_server`` when it takes one (the real one does: it
+    decides where tensor parallelism and the intra-node links apply)."""
+    if ctx.per_server_kw:
+        return ctx.estimator(ctx.workload, gpu, gpus, arch=ctx.arch, gpus_per_server=per_server)
+    return ctx.estimator(ctx.workload, gpu, gpus, arch=ctx.arch)
+
+
+def _takes_per_server(fn: Estimator) -> bool:
+    try:
+        return "gpus_per_server" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _default_estimator() -> Estimator:
@@ -930,7 +947,7 @@ def _single_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
             for n in counts:
                 if n % w.tp:
                     continue
-                est = ctx.estimator(w, gpu, n, arch=ctx.arch)
+                est = _estimate(ctx, gpu, n, n)
                 if not est.fits:
                     ctx.rejected[f"workload does not fit {n} x {gpu.sku}"] += 1
                     continue
@@ -955,7 +972,7 @@ def _fewest_nodes(ctx: _Ctx, gpu: Gpu, per_node: int, target_h: float | None):
 
     def est(k: int) -> Any:
         if k not in memo:
-            memo[k] = ctx.estimator(w, gpu, per_node * k, arch=ctx.arch)
+            memo[k] = _estimate(ctx, gpu, per_node * k, per_node)
         return memo[k]
 
     def ok(k: int) -> bool:
@@ -1076,6 +1093,7 @@ def suggest(
         arch=arch,
         memory_ratio=default_memory_ratio() if memory_ratio is None else memory_ratio,
     )
+    ctx.per_server_kw = _takes_per_server(ctx.estimator)
     chassis = select_chassis(catalog, cons)
     notes: list[str] = []
     if not chassis:

@@ -1,0 +1,314 @@
+"""`slotwise suggest WORKLOAD [--objective gpus|power|price|time] [--limit N] [--out DIR] [--json]`
+
+Searches the catalog for complete servers (CPUs, memory, drives, PSUs, bridges, NICs filled in)
+that run the workload, each validated by the rules with zero errors, best first.  When no single
+server can run it, sizes a cluster of identical nodes with its fabric, power and racks.
+
+Exit codes: 0 builds found, 1 nothing fits (not even as a cluster), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from engine.build import Build
+from engine.cluster import DEFAULT_KW_PER_RACK, cluster_markdown
+from engine.pricing import PriceError, PriceList, load_prices
+from engine.suggest import OBJECTIVES, Constraints, SuggestError, Suggestion, SuggestResult, suggest
+from engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
+from parts.catalog import Catalog
+from tui.cli import UsageError
+from tui.commands.common import add_catalog_flag, get_catalog, print_json
+from tui.commands.workload_args import (
+    _positive_float,
+    _positive_int,
+    add_workload_flags,
+    workload_from_args,
+)
+
+
+def _fraction(text: str) -> float:
+    value = _positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1 (e.g. 0.7)")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+    return value
+
+
+def _pue(text: str) -> float:
+    value = _positive_float(text)
+    if not 1 <= value <= 5:
+        raise argparse.ArgumentTypeError(f"{text!r}: a PUE is between 1.0 and 5 (e.g. 1.4)")
+    return value
+
+
+def _years(text: str) -> int:
+    value = _positive_int(text)
+    if value > 10:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 1 to 10 years")
+    return value
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "suggest",
+        help="complete builds (or a cluster) that run a workload, best first",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_workload_flags(p)
+    p.add_argument("--objective", choices=OBJECTIVES, default="gpus", help="ranking (gpus)")
+    p.add_argument("--limit", type=_positive_int, default=5, metavar="N", help="builds shown (5)")
+    p.add_argument("--out", metavar="DIR", help="write each build as DIR/<rank>-<chassis>.toml")
+    p.add_argument("--force", action="store_true", help="overwrite BOM files in --out")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    c = p.add_argument_group("constraints")
+    c.add_argument(
+        "--chassis",
+        action="append",
+        default=[],
+        metavar="SKU_OR_FAMILY",
+        help="chassis SKU or family (X13, X14, H13, H14); repeatable",
+    )
+    c.add_argument(
+        "--gpu", action="append", default=[], metavar="SKU", help="allowed GPU; repeatable"
+    )
+    c.add_argument("--cooling", choices=("air", "liquid"), help="what the site can cool with")
+    c.add_argument("--voltage", choices=("200-240", "100-127"), default="200-240", help="input V")
+    c.add_argument("--max-power-w", type=_positive_float, metavar="W", help="per server")
+    c.add_argument("--budget", type=_positive_float, metavar="AMOUNT", help="needs --prices")
+    c.add_argument("--redundancy", choices=("N+1", "N+N"), default="N+1", help="PSU policy")
+    c.add_argument(
+        "--kw-per-rack",
+        type=_positive_float,
+        default=DEFAULT_KW_PER_RACK,
+        metavar="KW",
+        help=f"rack power for cluster sizing ({DEFAULT_KW_PER_RACK:g})",
+    )
+    c.add_argument("--max-nodes", type=_positive_int, default=1024, metavar="N", help="(1024)")
+    c.add_argument(
+        "--prices",
+        metavar="FILE_OR_URL",
+        help="price list (TOML/CSV file or http(s) URL; token from SLOTWISE_PRICES_TOKEN)",
+    )
+    c.add_argument(
+        "--offline", action="store_true", help="no network: cached price list / config.json only"
+    )
+    t = p.add_argument_group("total cost of ownership (needs --prices)")
+    t.add_argument("--tco", action="store_true", help="add an own-vs-cloud section")
+    t.add_argument("--years", type=_years, default=3, metavar="N", help="horizon (3)")
+    t.add_argument(
+        "--pue", type=_pue, default=1.0, metavar="X", help="facility PUE (1.0 = IT only)"
+    )
+    t.add_argument("--kwh-price", type=_non_negative, metavar="PRICE", help="per kWh")
+    t.add_argument("--utilization", type=_fraction, default=1.0, metavar="F", help="0-1 (1.0)")
+    t.add_argument("--cloud-gpu-hour", type=_non_negative, metavar="PRICE", help="per GPU-hour")
+    add_catalog_flag(p)
+    p.set_defaults(run=run)
+
+
+def _load_prices(args) -> PriceList | None:
+    if not args.prices:
+        if args.tco:
+            raise UsageError("--tco needs a price list: add --prices FILE_OR_URL")
+        return None
+    try:
+        return load_prices(args.prices, offline=args.offline)
+    except PriceError as exc:
+        raise UsageError(f"--prices: {exc}") from None
+
+
+def _resolve(args, workload, catalog):
+    from engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
+
+    try:
+        return resolve_arch_with_warnings(workload, catalog, offline=args.offline)
+    except ModelResolveError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def tco_for(s: Suggestion, args, currency: str) -> TcoResult | None:
+    if s.price is None or s.power_w is None:
+        return None
+    return compute_tco(
+        TcoInputs(
+            purchase_price=s.price,
+            power_w=s.power_w * s.nodes,
+            gpus=s.total_gpus,
+            years=args.years,
+            utilization=args.utilization,
+            pue=args.pue,
+            kwh_price=args.kwh_price,
+            cloud_gpu_hour=args.cloud_gpu_hour,
+            currency=currency,
+        )
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    workload = workload_from_args(args)
+    catalog = get_catalog(args)
+    prices = _load_prices(args)
+    arch, warnings = _resolve(args, workload, catalog)
+    cons_fields = {
+        "chassis": tuple(args.chassis),
+        "gpus": tuple(args.gpu),
+        "cooling": args.cooling,
+        "voltage": args.voltage,
+        "max_power_w": args.max_power_w,
+        "budget": args.budget,
+        "redundancy": args.redundancy,
+        "kw_per_rack": args.kw_per_rack,
+        "max_nodes": args.max_nodes,
+    }
+    try:
+        result = suggest(
+            workload,
+            catalog,
+            Constraints(**cons_fields),
+            objective=args.objective,
+            limit=args.limit,
+            prices=prices,
+            arch=arch,
+        )
+    except SuggestError as exc:
+        raise UsageError(str(exc)) from None
+    tcos = {}
+    if args.tco and prices is not None:
+        tcos = {s.rank: tco_for(s, args, prices.currency) for s in result.suggestions}
+    written = _write_boms(args, result, catalog, prices) if args.out else []
+    if args.json:
+        out = []
+        for s in result.suggestions:
+            item = s.to_json()
+            if args.tco:
+                tco = tcos.get(s.rank)
+                item["tco"] = tco.to_json() if tco else None
+            if written:
+                item["bom"] = str(written[s.rank - 1])
+            out.append(item)
+        print_json(out)
+        if not result.ok:
+            import sys
+
+            sys.stderr.write(_nothing_fits(result))
+    else:
+        print(render(result, workload, arch.sku, warnings, tcos, written, prices))
+    return 0 if result.ok else 1
+
+
+def _write_boms(args, result: SuggestResult, catalog: Catalog, prices) -> list[Path]:
+    from engine.bom import BomExistsError, export_bom, write_bom
+    from engine.bom_meta import BomMeta
+
+    out = Path(args.out).expanduser()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot create the directory: {exc}") from None
+    paths = []
+    price_map = {k: e.price for k, e in prices.entries.items()} if prices else None
+    for s in result.suggestions:
+        path = out / f"{s.rank}-{s.build.chassis}.toml"
+        project = f"suggest rank {s.rank}" + (f", 1 of {s.nodes} nodes" if s.nodes > 1 else "")
+        text = export_bom(
+            s.build,
+            catalog,
+            BomMeta.new(project=project),
+            s.report,
+            prices=price_map,
+            currency=prices.currency if prices else None,
+        )
+        try:
+            paths.append(write_bom(path, text, force=args.force))
+        except BomExistsError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            raise UsageError(f"--out: cannot write {path}: {exc}") from None
+    return paths
+
+
+def _nothing_fits(result: SuggestResult) -> str:
+    lines = ["Nothing fits, not even as a cluster. Most common reasons:"]
+    for reason, n in result.rejected[:8]:
+        lines.append(f"  - {reason} ({n}x)")
+    lines += [f"  {n}" for n in result.notes]
+    return "\n".join(lines) + "\n"
+
+
+def _money(x: float | None, cur: str | None) -> str:
+    return "-" if x is None else f"{x:,.0f} {cur or ''}".strip()
+
+
+def _parts_line(b: Build) -> str:
+    bits = []
+    if b.cpu:
+        bits.append(f"{b.cpu_count} x {b.cpu}")
+    if b.dimm:
+        bits.append(f"{b.dimm_count} x {b.dimm}")
+    for d in b.drives:
+        bits.append(f"{d.count} x {d.sku}")
+    if b.psu:
+        bits.append(f"{b.psu_count} x {b.psu} ({b.env.redundancy}, {b.env.input_voltage} V)")
+    for br in b.bridges:
+        bits.append(f"{br.count} x {br.sku} on {'+'.join(br.slots)}")
+    return " | ".join(bits)
+
+
+def render(result: SuggestResult, workload, model: str, warnings, tcos, written, prices) -> str:
+    w = workload
+    head = f"{model}: {w.method}, {w.precision}" + (f", {w.tokens:,.0f} tokens" if w.tokens else "")
+    lines = [f"Suggested builds for {head} (objective: {result.objective})", ""]
+    lines += [f"note: {x}" for x in (*warnings, *result.notes)]
+    if not result.ok:
+        return "\n".join(lines) + "\n" + _nothing_fits(result)
+    cur = prices.currency if prices else None
+    lines.append(
+        f"{'#':>2}  {'chassis':<20} {'GPUs':<34} {'power/node':>10} {'price':>14} "
+        f"{'time':>9}  findings"
+    )
+    for s in result.suggestions:
+        gpus = f"{s.gpus} x {s.gpu}" + (f" x {s.nodes} nodes" if s.nodes > 1 else "")
+        th = s.train_hours
+        time = "-" if th is None else (f"{th:,.1f} h" if th < 48 else f"{th / 24:,.1f} d")
+        power = "-" if s.power_w is None else f"{s.power_w:,.0f} W"
+        lines.append(
+            f"{s.rank:>2}  {s.build.chassis:<20} {gpus:<34} {power:>10} "
+            f"{_money(s.price, cur):>14} {time:>9}  {s.report.errors} errors, "
+            f"{s.report.warnings} warnings"
+        )
+        slots = ", ".join(f"{k}:{v}" for k, v in s.build.slots.items())
+        lines.append(f"    {_parts_line(s.build)}")
+        if slots:
+            lines.append(f"    slots {slots}")
+        if s.quote and s.quote.missing:
+            lines.append(f"    no price for: {', '.join(s.quote.missing)}")
+        if written:
+            lines.append(f"    BOM: {written[s.rank - 1]}")
+    first = result.suggestions[0]
+    if first.cluster is not None:
+        lines += ["", cluster_markdown(first.cluster).rstrip()]
+        lines.append(
+            "(cluster node BOMs carry no workload: the rules check one server, and the job "
+            "needs all nodes)"
+        )
+    for s in result.suggestions:
+        if s.rank in tcos:
+            tco = tcos[s.rank]
+            lines.append("")
+            if tco is None:
+                lines.append(f"TCO for #{s.rank}: price or power unknown, not computed.")
+            else:
+                md = tco_markdown(tco).rstrip()
+                lines.append(md.replace("## Total", f"## #{s.rank}: total", 1))
+    return "\n".join(lines) + "\n"
