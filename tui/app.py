@@ -63,6 +63,7 @@ class SlotwiseApp(App[int]):
         clock: Clock = utc_now,
         autosave: bool = True,
         evaluate: Callable[[Build, Catalog], Report] | None = None,
+        cursor_blink: bool = True,
     ) -> None:
         super().__init__()
         self.bom_arg = None if bom is None else str(bom)
@@ -78,6 +79,7 @@ class SlotwiseApp(App[int]):
         self.saved_build: Build | None = None
         self._autosave_warned = False
         self._too_small = None
+        self.cursor_blink = cursor_blink  # False in tests/screenshots: deterministic frames
 
     # ------------------------------------------------------------------------- start-up
     def compose(self) -> ComposeResult:
@@ -293,6 +295,14 @@ class SlotwiseApp(App[int]):
                 self._autosave_warned = True
                 self.notify(str(exc), severity="error", timeout=10)
 
+    def apply_blink(self, screen) -> None:
+        """Screens call this on mount: no blinking cursors when ``cursor_blink`` is False."""
+        if not self.cursor_blink:
+            from textual.widgets import Input
+
+            for widget in screen.query(Input):
+                widget.cursor_blink = False
+
     # ------------------------------------------------------------------------- actions
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
@@ -409,13 +419,15 @@ class SlotwiseApp(App[int]):
         )
 
     # ------------------------------------------------------------------------- size guard
-    def on_resize(self, event) -> None:
-        self._check_size()
+    async def _on_resize(self, event) -> None:
+        # App._on_resize stops the event, so a plain on_resize handler never runs.
+        await super()._on_resize(event)
+        self._check_size(event.size)
 
-    def _check_size(self) -> None:
+    def _check_size(self, size=None) -> None:
         from tui.screens.message import TooSmallScreen
 
-        w, h = self.size
+        w, h = size or self.size
         small = w < MIN_WIDTH or h < MIN_HEIGHT
         if small and self._too_small is None:
             self._too_small = TooSmallScreen(MIN_WIDTH, MIN_HEIGHT)

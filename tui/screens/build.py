@@ -52,6 +52,7 @@ class BuildScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.app.apply_blink(self)
         self.refresh_view(reload_form=True)
         self.query_one(ChassisMap).focus()
 

@@ -50,11 +50,16 @@ class ChassisChooser(Screen[str | None]):
                 "[b]New build[/b] — choose a chassis (type to filter, ↑↓, Enter)",
                 id="chooser-title",
             )
-            yield Input(placeholder="filter: sku, family, 4U, sxm ...", id="chooser-filter")
+            yield Input(
+                placeholder="filter: sku, family, 4U, sxm ...",
+                id="chooser-filter",
+                select_on_focus=False,
+            )
             yield OptionList(id="chooser-list")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.app.apply_blink(self)
         self._fill("")
         self.query_one("#chooser-list", OptionList).focus()
 

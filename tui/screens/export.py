@@ -26,6 +26,7 @@ class ExportScreen(ModalScreen[str | None]):
             )
 
     def on_mount(self) -> None:
+        self.app.apply_blink(self)
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

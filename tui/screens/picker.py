@@ -99,6 +99,7 @@ class PartPicker(ModalScreen[tuple | None]):
             )
 
     def on_mount(self) -> None:
+        self.app.apply_blink(self)
         self._recompute()
         self.query_one("#picker-search", Input).focus()
 

@@ -30,7 +30,7 @@ def fmt_amount(value: float | None, unit: str) -> str:
         return "unknown"
     u = unit.lower()
     if u in ("b", "bytes", "byte"):
-        return f"{value / 1e9:,.1f} GB"
+        return f"{value / 2**30:,.1f} GiB"
     if u in ("h", "hours", "hour"):
         days = value / 24
         return f"{value:,.0f} h ({days:,.1f} d)" if value >= 48 else f"{value:,.1f} h"

@@ -1,0 +1,290 @@
+"""Whole flows driven by the keyboard at 80x24 (Pilot): the build the issue describes,
+undo/redo, the narrow-terminal guard, quitting with unsaved work, resume, BOM open."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Select, Static
+from tui_helpers import (
+    CHASSIS,
+    GPU,
+    build_eight_gpus,
+    choose_chassis,
+    goto,
+    gpu_slots,
+    keys_for,
+    pick,
+    select_finding,
+    set_input,
+    single_width_slot,
+    started,
+)
+
+from engine.bom import read_bom
+from tui.screens.build import BuildScreen
+from tui.screens.chooser import ChassisChooser
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.export import ExportScreen
+from tui.screens.message import ErrorScreen, TooSmallScreen
+from tui.screens.picker import PartPicker
+from tui.widgets.chassis_map import ChassisMap
+from tui.widgets.findings import FindingsList
+
+
+def status_text(app) -> str:
+    return str(app.screen.query_one("#status", Static).render())
+
+
+async def test_whole_flow_chassis_to_exported_bom(make_app, tmp_path):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)
+        await build_eight_gpus(pilot, psus=2)
+        build = app.history.current
+        assert build.chassis == CHASSIS
+        slots = gpu_slots(app.catalog)
+        assert {s: build.slots[s] for s in slots} == dict.fromkeys(slots, GPU)
+        assert "8 GPUs" in status_text(app)
+
+        # The power error is shown, with symbol and word, and it carries a fix.
+        power = [
+            f for f in app.report.findings if f.rule.startswith("power.") and f.severity == "error"
+        ]
+        assert power and power[0].edit, [f.rule for f in app.report.findings]
+        await select_finding(pilot, power[0].rule)
+        shown = app.screen.query_one(FindingsList)
+        assert "✖ ERROR" in str(shown.get_option_at_index(shown.highlighted).prompt.renderables[0])
+        await pilot.press("f")
+        await pilot.pause()
+        assert app.history.current.psu_count > 2
+        assert not [
+            f for f in app.report.findings if f.rule.startswith("power.") and f.severity == "error"
+        ]
+
+        # Workload: pick a preset by typing, set tokens and target; the verdict follows.
+        await pilot.press("f4")
+        await pilot.pause()
+        model = app.screen.query_one("#wl-model", Select)
+        model.focus()
+        await pilot.press("enter", *keys_for("llama-3.1-8b"), "enter")
+        await pilot.pause()
+        assert model.value == "llama-3.1-8b"
+        method = app.screen.query_one("#wl-method", Select)
+        method.focus()
+        await pilot.press("enter", *keys_for("lora"), "enter")
+        await pilot.pause()
+        assert method.value == "lora"
+        await set_input(pilot, app.screen.query_one("#wl-tokens", Input), "1B")
+        await set_input(pilot, app.screen.query_one("#wl-days", Input), "7")
+        await pilot.pause()
+        w = app.history.current.workload
+        assert (
+            w is not None and w.model == "llama-3.1-8b" and w.tokens == 1e9 and w.method == "lora"
+        )
+        verdict = str(app.screen.query_one("#verdict", Static).render())
+        assert "FITS" in verdict and "Time to train" in verdict
+
+        # Export: the file round-trips to the same build.
+        await pilot.press("f2", "ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        out = tmp_path / "customer.toml"
+        await set_input(pilot, app.screen.query_one(Input), str(out))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert out.exists() and not app.dirty
+        loaded = read_bom(out, app.catalog)
+        assert loaded.ok and loaded.build == app.history.current
+        # Export again to the same file: asks before overwriting.
+        await pilot.press("ctrl+s", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(app.screen, BuildScreen)
+        # Nothing unexported: quitting does not ask.
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_undo_redo_with_ctrl_keys_and_letters(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)
+        await pick(pilot, "slot:1", "h200 nvl")
+        await pick(pilot, "slot:2", "l40s")
+        assert app.history.current.slots == {"1": GPU, "2": "NVIDIA-L40S-48GB"}
+        await pilot.press("ctrl+z")
+        assert app.history.current.slots == {"1": GPU}
+        await pilot.press("u")
+        assert app.history.current.slots == {}
+        await pilot.press("ctrl+y")
+        assert app.history.current.slots == {"1": GPU}
+        await pilot.press("r")
+        assert app.history.current.slots == {"1": GPU, "2": "NVIDIA-L40S-48GB"}
+        await pilot.press("r")  # nothing left to redo: no change
+        assert app.history.current.slots == {"1": GPU, "2": "NVIDIA-L40S-48GB"}
+        # Remove and move from the map.
+        await goto(pilot, "slot:2")
+        await pilot.press("x")
+        assert app.history.current.slots == {"1": GPU}
+        await goto(pilot, "slot:1")
+        await pilot.press("m")
+        await goto(pilot, "slot:6")
+        await pilot.press("m")
+        assert app.history.current.slots == {"6": GPU}
+        await pilot.press("u")
+        assert app.history.current.slots == {"1": GPU}
+
+
+async def test_picker_shows_why_a_part_would_cause_an_error(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)
+        narrow = single_width_slot(app.catalog)
+        await goto(pilot, f"slot:{narrow}")
+        await pilot.press("enter")
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PartPicker)
+        bad = next(c for c in picker.shown if c.key == GPU)
+        assert bad.new_errors, "a double-width GPU in a single-width slot must show its error"
+        assert narrow in bad.new_errors[0].slots
+        ok = next(c for c in picker.shown if c.key == "NVIDIA-L4-24GB")  # single-width
+        assert not [f for f in ok.new_errors if f.rule.startswith("slots.")]
+        # Search as you type narrows the list.
+        await pilot.press(*keys_for("l4"))
+        assert all("l4" in (c.title + c.figures).lower() for c in picker.shown)
+        await pilot.press("escape")
+        assert isinstance(app.screen, BuildScreen)
+        assert narrow not in app.history.current.slots
+
+
+async def test_selecting_a_finding_marks_its_slots(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)
+        narrow = single_width_slot(app.catalog)
+        await pick(pilot, f"slot:{narrow}", "h200 nvl")
+        rule = next(f.rule for f in app.report.findings if narrow in f.slots)
+        await select_finding(pilot, rule)
+        cmap = app.screen.query_one(ChassisMap)
+        assert narrow in cmap.marked
+        row = cmap.get_option_at_index(cmap.row_for_slot(narrow)).prompt
+        assert row.plain.startswith("◆✖")  # marked + error symbol, not colour alone
+
+
+async def test_narrow_terminal_guard_and_stacked_layout(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)
+        assert app.screen.has_class("-narrow")
+        await pilot.resize_terminal(50, 16)
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        assert "at least 60x20" in str(app.screen.query_one("#too-small", Static).render())
+        await pilot.resize_terminal(160, 48)
+        await pilot.pause()
+        assert isinstance(app.screen, BuildScreen)
+        assert app.screen.has_class("-wide")
+
+
+async def test_quit_with_unsaved_work_asks_and_resume_restores(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)
+        await pick(pilot, "slot:1", "h200 nvl")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, BuildScreen)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.return_code == 0
+    saved = app.history.current
+
+    again = make_app()
+    async with again.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        assert isinstance(again.screen, ConfirmScreen)  # offer to resume
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(again.screen, BuildScreen)
+        assert again.history.current == saved
+        await pilot.press("u")  # the undo history came back too
+        assert again.history.current.slots == {}
+
+    third = make_app()  # declining starts a new build and forgets the autosave
+    async with third.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        assert isinstance(third.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(third.screen, ChassisChooser)
+        assert not third.autosave.exists()
+
+
+async def test_open_bom_from_command_line_and_bad_bom(make_app, tmp_path, catalog):
+    from engine.bom import export_bom
+    from engine.bom_meta import BomMeta
+    from engine.build import Build
+
+    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2)
+    good = tmp_path / "good.toml"
+    good.write_text(export_bom(build, catalog, BomMeta()))
+    app = make_app(bom=str(good))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        assert isinstance(app.screen, BuildScreen)
+        assert app.history.current == build and not app.dirty
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("schema = 1\n[chassis\n")
+    app = make_app(bom=str(bad))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert "bad.toml" in app.screen.message
+        await pilot.press("escape")
+        assert isinstance(app.screen, ChassisChooser)
+
+
+async def test_help_and_command_palette(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)
+        await pick(pilot, "slot:1", "h200 nvl")
+        await pilot.press("f1")
+        await pilot.pause()
+        from tui.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*keys_for("undo"))
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.history.current.slots == {}
+
+
+async def test_no_color_still_says_error_in_words(make_app, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)
+        assert app.no_color
+        assert "ERROR" in status_text(app)

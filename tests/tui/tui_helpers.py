@@ -1,0 +1,106 @@
+"""Keyboard-driven steps shared by the flow and snapshot tests."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tui.screens.build import BuildScreen
+from tui.screens.chooser import ChassisChooser
+from tui.screens.picker import PartPicker
+from tui.widgets.chassis_map import ChassisMap
+from tui.widgets.findings import FindingsList
+
+CHASSIS = "SYS-521GE-TNRT"
+GPU = "NVIDIA-H200-NVL-141GB"
+
+
+def gpu_slots(catalog, n: int = 8) -> tuple[str, ...]:
+    """The first ``n`` slots of CHASSIS that take a double-width card and are not covered by
+    a neighbour's card (read from the chassis record, so data corrections do not break tests)."""
+    ch = catalog.chassis[CHASSIS]
+    covered = {s.covers for s in ch.slots if s.covers}
+    ok = [s.id for s in ch.slots if s.double_width and s.id not in covered and s.purpose != "nic"]
+    assert len(ok) >= n, ok
+    return tuple(ok[:n])
+
+
+def single_width_slot(catalog) -> str:
+    ch = catalog.chassis[CHASSIS]
+    return next(s.id for s in ch.slots if not s.double_width and s.purpose != "nic")
+
+
+def keys_for(text: str) -> list[str]:
+    names = {" ": "space", "-": "minus", ".": "full_stop", "+": "plus"}
+    return [names.get(c, c) for c in text]
+
+
+async def started(pilot: Pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def choose_chassis(pilot: Pilot, sku: str = CHASSIS) -> None:
+    assert isinstance(pilot.app.screen, ChassisChooser)
+    await pilot.press(*keys_for(sku.lower().removeprefix("sys-")))  # typing goes to the filter
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, BuildScreen)
+
+
+async def goto(pilot: Pilot, key: str) -> None:
+    """Move the map cursor with the arrow keys until it is on row ``key``."""
+    cmap = pilot.app.screen.query_one(ChassisMap)
+    if pilot.app.screen.focused is not cmap:
+        await pilot.press("f2")
+    keys = [r.key for r in cmap.rows]
+    target = keys.index(key)
+    for _ in range(len(keys) + 2):
+        cur = cmap.highlighted or 0
+        if cur == target:
+            return
+        await pilot.press("down" if cur < target else "up")
+    raise AssertionError(f"cursor never reached {key}")
+
+
+async def set_input(pilot: Pilot, inp: Input, text: str) -> None:
+    inp.focus()
+    await pilot.pause()
+    await pilot.press("end", *(["backspace"] * len(inp.value)))
+    if text:
+        await pilot.press(*keys_for(text))
+
+
+async def pick(pilot: Pilot, row: str, search: str, count: int | None = None) -> None:
+    """Open the picker on ``row``, search, optionally set the count, press Enter."""
+    await goto(pilot, row)
+    await pilot.press("enter")
+    await pilot.pause()
+    picker = pilot.app.screen
+    assert isinstance(picker, PartPicker)
+    await pilot.press(*keys_for(search))
+    if count is not None:
+        await set_input(pilot, picker.query_one("#picker-count", Input), str(count))
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, BuildScreen), "picker did not close"
+
+
+async def build_eight_gpus(pilot: Pilot, psus: int = 2) -> None:
+    """CPUs, DIMMs, PSUs and 8 GPUs, all through the picker."""
+    await pick(pilot, "cpu", "8480", 2)
+    await pick(pilot, "dimm", "4800 64gb", 16)
+    await pick(pilot, "psu", "2700", psus)
+    for slot in gpu_slots(pilot.app.catalog):
+        await pick(pilot, f"slot:{slot}", "h200 nvl")
+
+
+async def select_finding(pilot: Pilot, rule: str) -> None:
+    findings = pilot.app.screen.query_one(FindingsList)
+    findings.focus()
+    await pilot.pause()
+    for _ in range(len(findings.findings) + 1):
+        if findings.current and findings.current.rule == rule:
+            return
+        await pilot.press("down")
+    raise AssertionError(f"no finding {rule}: {[f.rule for f in findings.findings]}")
