@@ -7,6 +7,8 @@ import itertools
 import math
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_suggest_fixtures import FakeArch, fake_estimate, make_fake_evaluator, write_catalog
 
 from engine.build import BridgeFit, Build, DriveFit, Environment
@@ -170,7 +172,8 @@ def brute_force(cat, wl, arch, cons, objective, prices):
                 price = quote_build(b, prices).total if prices else math.inf
                 if cons.budget and (price is None or price > cons.budget):
                     continue
-                metric = {"gpus": n, "power": power, "price": price}[objective]
+                tps = fake_estimate(wl, gpu, n, arch=arch).decode_tokens_per_s
+                metric = {"gpus": n, "power": power, "price": price, "time": -tps}[objective]
                 key = (metric, n, power, price)
                 k = (ch.sku, gpu.sku, n)
                 if k not in best or key < best[k]:
@@ -179,7 +182,12 @@ def brute_force(cat, wl, arch, cons, objective, prices):
 
 
 def _solver_key(s, objective):
-    metric = {"gpus": s.gpus, "power": s.power_w, "price": s.price}[objective]
+    metric = {
+        "gpus": s.gpus,
+        "power": s.power_w,
+        "price": s.price,
+        "time": -s.estimate.decode_tokens_per_s,
+    }[objective]
     return (metric, s.gpus, s.power_w, s.price if s.price is not None else math.inf)
 
 
@@ -191,6 +199,7 @@ def _solver_key(s, objective):
         ("price", Constraints()),
         ("price", Constraints(redundancy="N+N")),
         ("power", Constraints(voltage="100-127", max_power_w=2500)),
+        ("time", Constraints(budget=150_000)),
     ],
 )
 def test_ranking_matches_brute_force(cat, objective, cons):
@@ -370,3 +379,39 @@ def test_injected_evaluator_error_is_repaired_or_rejected(cat):
     for s in res.suggestions:
         gpu_gb = cat.gpus[s.gpu].memory_gb * s.gpus
         assert cat.dimms[s.build.dimm].capacity_gb * s.build.dimm_count >= 4 * gpu_gb
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    params_b=st.floats(0.5, 400),
+    method=st.sampled_from(["inference", "lora", "full"]),
+    objective=st.sampled_from(["gpus", "power", "time"]),
+    redundancy=st.sampled_from(["N+1", "N+N"]),
+)
+def test_property_suggestions_are_valid_sorted_and_fit(
+    cat, params_b, method, objective, redundancy
+):
+    arch = FakeArch(params_b)
+    wl = Workload(model="x", method=method, tokens=1e9 if method != "inference" else None)
+    ev = make_fake_evaluator(arch)
+    res = run(
+        cat,
+        wl,
+        arch,
+        objective=objective,
+        limit=4,
+        evaluator=ev,
+        constraints=Constraints(redundancy=redundancy, max_nodes=64),
+    )
+    keys = [s.key for s in res.suggestions]
+    assert keys == sorted(keys)
+    for s in res.suggestions:
+        assert ev(s.build, cat).errors == 0
+        assert fake_estimate(wl, cat.gpus[s.gpu], s.total_gpus, arch=arch).fits
+        assert (s.nodes > 1) == res.multi_node
+    if not res.suggestions:
+        # nothing fits: even 64 nodes of the biggest server cannot hold the model
+        best = max(cat.gpus.values(), key=lambda g: g.memory_gb)
+        assert not fake_estimate(wl, best, 64 * 8, arch=arch).fits
