@@ -393,3 +393,26 @@ def test_cooling_and_liquid_systems(chassis) -> None:
     assert chassis["SYS-422GA-NBRT-LCC"].cooling == "liquid"
     assert chassis["SYS-521GE-TNRT"].cooling == "air_or_liquid"
     assert chassis["SYS-422GA-NRT"].max_gpu_tdp_air_w == 600
+
+
+def test_allowed_cpus_share_one_socket_and_fit_the_tdp_limit(catalog: Catalog, chassis) -> None:
+    expected_socket = {"X13": "LGA4677"}
+    for ch in chassis.values():
+        cpus = [catalog.cpus[s] for s in ch.cpu_skus]
+        sockets = {c.socket for c in cpus}
+        assert len(sockets) <= 1, f"{ch.sku}: CPUs for different sockets {sockets}"
+        if cpus and ch.family in expected_socket:
+            assert sockets == {expected_socket[ch.family]}
+        if ch.cpu_max_tdp_w is not None:
+            for c in cpus:
+                assert c.tdp_w is None or c.tdp_w <= ch.cpu_max_tdp_w, f"{ch.sku}: {c.sku}"
+    assert {c for s in ("SYS-522GA-NRT", "SYS-A22GA-NBRT") for c in chassis[s].cpu_skus} == {
+        "XEON-6980P",
+        "XEON-6960P",
+    }
+
+
+def test_a_confidence_a_figure_comes_from_a_vendor_page(catalog: Catalog) -> None:
+    for rec in [*catalog.of_kind("chassis"), *catalog.of_kind("psu")]:
+        if rec.confidence == "A":
+            assert re.match(r"https://www\.(supermicro|nvidia|intel)\.com/", rec.source), rec.sku
