@@ -938,7 +938,11 @@ def _single_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
         if cpu is None:
             ctx.rejected[f"{ch.sku}: no CPU listed for it in the catalog"] += 1
             continue
-        for gpu, bb in _gpu_options(ctx, ch):
+        options = _gpu_options(ctx, ch)
+        if not options:
+            allowed = ", ".join(ctx.cons.gpus) or "any"
+            ctx.rejected[f"{ch.sku}: supports none of the allowed GPUs ({allowed})"] += 1
+        for gpu, bb in options:
             groups = tuple(ch.nvlink_groups) if _bridge_options(ctx.catalog, gpu, ch) else ()
             if bb is not None:
                 counts = [bb.gpu_count]

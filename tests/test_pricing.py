@@ -71,6 +71,7 @@ class Server:
                 self.send_response(code)
                 if etag:
                     self.send_header("ETag", etag)
+                    self.send_header("Last-Modified", "Tue, 01 Dec 2026 00:00:00 GMT")
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -108,6 +109,7 @@ def test_200_with_etag_then_304_revalidation(server, cache):
     assert list((cache / "prices").glob("*.body"))
     pl2 = load_prices(url)
     assert server.requests[-1]["If-None-Match"] == '"v1"'
+    assert server.requests[-1]["If-Modified-Since"] == "Tue, 01 Dec 2026 00:00:00 GMT"
     assert "304" in pl2.fetched and pl2.price("CH") == 1000
     # a changed list (new ETag) is fetched again
     server.body = GOOD.replace("1000", "1100")

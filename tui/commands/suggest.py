@@ -201,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
         if not result.ok:
             import sys
 
+            sys.stderr.write("".join(f"note: {n}\n" for n in result.notes))
             sys.stderr.write(_nothing_fits(result))
     else:
         print(render(result, workload, arch.sku, warnings, tcos, written, prices))
@@ -242,7 +243,6 @@ def _nothing_fits(result: SuggestResult) -> str:
     lines = ["Nothing fits, not even as a cluster. Most common reasons:"]
     for reason, n in result.rejected[:8]:
         lines.append(f"  - {reason} ({n}x)")
-    lines += [f"  {n}" for n in result.notes]
     return "\n".join(lines) + "\n"
 
 
