@@ -139,7 +139,19 @@ def test_kv_cache_formula_gqa():
     m = mem(w, arch=LLAMA3_8B)
     assert m.kv_cache_bytes == 2 * 32 * 8 * 128 * 2 * 8192 * 4
     fp8 = mem(w.model_copy(update={"precision": "fp8"}), arch=LLAMA3_8B)
-    assert fp8.kv_cache_bytes == m.kv_cache_bytes / 2
+    assert fp8.kv_cache_bytes == m.kv_cache_bytes  # FP8 weights, bf16 cache (vLLM default)
+    assert fp8.weights_bytes == m.weights_bytes / 2
+    tp2 = mem(w.model_copy(update={"tp": 2}), gpus=2, arch=LLAMA3_8B)
+    assert tp2.kv_cache_bytes == m.kv_cache_bytes / 2
+
+
+def test_inference_replicas_with_explicit_tp():
+    w = Workload(method="inference", seq_len=2048, tp=2)
+    four = estimate(w, A100_80GB, 4, arch=LLAMA3_8B)
+    two = estimate(w, A100_80GB, 2, arch=LLAMA3_8B)
+    assert (four.tp, four.dp) == (2, 2)
+    assert four.memory_per_gpu.total_bytes == two.memory_per_gpu.total_bytes
+    assert four.decode_tokens_per_s == pytest.approx(2 * two.decode_tokens_per_s)
 
 
 def test_large_vocab_logits_dominate_short_models():

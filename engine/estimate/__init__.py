@@ -128,6 +128,11 @@ def layout(workload: Workload, gpus: int) -> tuple[int, int, str, list[str]]:
     notes: list[str] = []
     gpus = max(1, gpus)
     if not workload.training:
+        if workload.tp > 1:  # explicit model-parallel group; the rest are replicas
+            tp = min(workload.tp, gpus)
+            dp = max(1, gpus // tp)
+            notes.append(f"inference: {dp} replica(s) of {tp} GPU(s), model split over each")
+            return tp, dp, "tp", notes
         if gpus > 1:
             notes.append(f"inference: model split over {gpus} GPUs (tensor/pipeline parallel)")
         return gpus, 1, "tp", notes
@@ -229,13 +234,13 @@ def estimate(
 
     decode = prefill = None
     if not workload.training and peak is not None:
-        prefill = gpus * peak * mfu / flops.forward
+        prefill = used * peak * mfu / flops.forward
     if not workload.training and gpu.memory_bw_gbs:
         # Every decode step reads this GPU's weights and its KV cache once.
         w_read = counts.active * weight_bytes_per_param(workload) / tp
         read = w_read + mem.kv_cache_bytes
-        step_flops = workload.micro_batch * flops.forward / gpus
-        decode = decode_tokens_per_s(
+        step_flops = workload.micro_batch * flops.forward / tp
+        decode = dp * decode_tokens_per_s(
             read_bytes_per_step=read,
             bandwidth_bps=gpu.memory_bw_gbs * 1e9,
             mbu=mbu,

@@ -25,7 +25,8 @@ Origins of each term:
   (bitsandbytes via transformers skips ``lm_head``); one linear weight at a time is dequantized
   to bf16 for its matmul.
 * KV cache: 2 (K and V) x layers x kv_heads x head_dim x bytes per token (GQA: Ainslie et al.
-  2023, arXiv:2305.13245); MLA caches the compressed latent ``kv_lora_rank + qk_rope_head_dim``
+  2023, arXiv:2305.13245), in the activation dtype: FP8 weights still get a bf16 cache (vLLM's
+  ``kv_cache_dtype="auto"`` default); MLA caches the compressed latent ``kv_lora_rank + qk_rope_head_dim``
   per token per layer (DeepSeek-V2, arXiv:2405.04434, section 2.1.2).  Tensor parallelism splits
   KV heads over ranks (never below one head per rank); the MLA latent is replicated.
 """
@@ -157,7 +158,7 @@ def _linear_weights(arch: ModelPreset) -> int:
 
 def kv_cache_bytes(arch: ModelPreset, workload: Workload, tp: int) -> float:
     """KV cache of ``micro_batch`` sequences of ``seq_len`` tokens on one GPU."""
-    e = 1.0 if workload.precision == "fp8" else activation_element_bytes(workload)
+    e = activation_element_bytes(workload)  # FP8 serving keeps a bf16 cache unless told otherwise
     tokens = workload.seq_len * workload.micro_batch
     layers = arch.num_hidden_layers
     if is_mla(arch):
