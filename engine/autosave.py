@@ -9,11 +9,13 @@ Usage (the Textual app; nothing here imports Textual)::
 
     autosave = Autosave()                      # or Autosave(state_dir=tmp_path) in tests
     # after every edit / undo / redo / load / save-as:
-    autosave.save(build, undo=undo_stack, redo=redo_stack, bom_path=current_file, meta=meta)
+    autosave.save(build, undo=undo_stack, redo=redo_stack, bom_path=current_file, meta=meta,
+                  undo_labels=labels_of_undo, redo_labels=labels_of_redo)   # labels optional
     # at start-up, when no BOM was named on the command line:
     state = autosave.load()                    # AutosaveState | None
     if state is not None:                      # offer to resume ...
         build, undo, redo = state.build, list(state.undo), list(state.redo)
+        # state.undo_labels / state.redo_labels: same length as undo / redo, or empty
         bom_path, meta = state.bom_path, state.meta
     elif autosave.problem:                     # an autosave existed but could not be read:
         notify(autosave.problem)               # it was moved aside (never deleted), say where
@@ -72,6 +74,9 @@ class AutosaveState(BaseModel):
     redo: tuple[Build, ...] = ()  # as the app keeps it; redo pops from the end
     bom_path: str | None = None  # the BOM file the build was opened from / saved to
     meta: BomMeta | None = None  # customer / project / engineer being edited
+    # Optional: what each undo/redo step did ("put X in slot 3"), parallel to undo / redo.
+    undo_labels: tuple[str, ...] = ()
+    redo_labels: tuple[str, ...] = ()
 
 
 def default_state_dir() -> Path:
@@ -99,8 +104,17 @@ class Autosave:
         redo: Sequence[Build] = (),
         bom_path: str | os.PathLike[str] | None = None,
         meta: BomMeta | None = None,
+        *,
+        undo_labels: Sequence[str] | None = None,
+        redo_labels: Sequence[str] | None = None,
     ) -> AutosaveState:
-        """Atomically replace the autosave with this state; return what was written."""
+        """Atomically replace the autosave with this state; return what was written.
+
+        ``undo_labels`` / ``redo_labels`` (optional) name each step, one per Build in ``undo`` /
+        ``redo``; a length mismatch is a programming error (ValueError)."""
+        for name, labels, stack in (("undo", undo_labels, undo), ("redo", redo_labels, redo)):
+            if labels is not None and len(labels) != len(stack):
+                raise ValueError(f"{name}_labels has {len(labels)} entries for {len(stack)} builds")
         state = AutosaveState(
             saved_at=to_utc_seconds(self._clock()),
             build=build,
@@ -108,6 +122,8 @@ class Autosave:
             redo=tuple(redo),
             bom_path=None if bom_path is None else str(bom_path),
             meta=meta,
+            undo_labels=tuple(undo_labels or ()),
+            redo_labels=tuple(redo_labels or ()),
         )
         text = state.model_dump_json(indent=1, exclude_defaults=False) + "\n"
         try:

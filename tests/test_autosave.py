@@ -54,6 +54,18 @@ def test_save_then_load_restores_exactly(tmp_path):
     assert isinstance(st.build.bridges[0], BridgeFit)
 
 
+def test_undo_labels_round_trip_and_must_match(tmp_path):
+    build, undo, redo = _history()
+    a = Autosave(tmp_path, clock=clock)
+    labels = [f"step {i}" for i in range(len(undo))]
+    a.save(build, undo, redo, undo_labels=labels, redo_labels=["redo me"])
+    st = a.load()
+    assert list(st.undo_labels) == labels and st.redo_labels == ("redo me",)
+    with pytest.raises(ValueError, match="undo_labels has 1 entries for 4 builds"):
+        a.save(build, undo, redo, undo_labels=["x"])
+    assert a.load().undo_labels == tuple(labels)  # the refused save changed nothing
+
+
 def test_load_without_autosave_is_none(tmp_path):
     a = Autosave(tmp_path)
     assert a.load() is None
