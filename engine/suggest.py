@@ -57,6 +57,9 @@ Evaluator = Callable[[Build, Catalog], Report]
 # GPU count or the chassis.
 _REPAIR_EDITS = (SetCount, SetDrives, AddBridge, RemoveBridge, Move)
 _MAX_REPAIRS = 8
+# Up to this many usable slots the placer enumerates every non-colliding subset (2^16 = 65k sets,
+# ~1 s worst case); beyond it, it grows one set greedily.
+EXHAUSTIVE_SLOTS = 16
 
 
 class SuggestError(ValueError):
@@ -303,6 +306,19 @@ class _Placer:
             )
 
         chosen: list[int] = []
+        if n > EXHAUSTIVE_SLOTS:
+            # Too many slots to enumerate every subset: grow one set greedily, each step adding
+            # the free slot that scores best (still non-colliding and balanced, not proven best).
+            blocked = 0
+            while len(chosen) < limit:
+                free = [i for i in range(n) if not blocked >> i & 1 and i not in chosen]
+                if not free:
+                    break
+                pick = min(free, key=lambda i: score([*chosen, i]))
+                chosen.append(pick)
+                blocked |= conflict[pick]
+                best[len(chosen)] = [(score(chosen), tuple(ids[i] for i in sorted(chosen)))]
+            return best
 
         def dfs(start: int, blocked: int) -> None:
             if chosen:

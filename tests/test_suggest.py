@@ -415,3 +415,17 @@ def test_property_suggestions_are_valid_sorted_and_fit(
         # nothing fits: even 64 nodes of the biggest server cannot hold the model
         best = max(cat.gpus.values(), key=lambda g: g.memory_gb)
         assert not fake_estimate(wl, best, 64 * 8, arch=arch).fits
+
+
+def test_many_slots_use_the_greedy_placer(cat, monkeypatch):
+    """Above EXHAUSTIVE_SLOTS the placer grows sets greedily: still valid, never colliding."""
+    import engine.suggest as sg
+
+    monkeypatch.setattr(sg, "EXHAUSTIVE_SLOTS", 2)
+    wl = Workload(model="x", method="inference")
+    ev = make_fake_evaluator(ARCH_7B)
+    res = run(cat, wl, ARCH_7B, objective="time", limit=6, evaluator=ev)
+    assert res.suggestions
+    assert max(s.gpus for s in res.suggestions if s.build.chassis == "TEST-A-3GPU") == 3
+    for s in res.suggestions:
+        assert ev(s.build, cat).errors == 0
