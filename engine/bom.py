@@ -16,7 +16,8 @@ Layout (schema 1)::
 
     schema = 1
     [meta]          customer, project, engineer, created, updated (ISO 8601 UTC),
-                    slotwise_version, catalog_version (the tool and catalog that wrote [summary])
+                    slotwise_version, catalog_version (the tool and catalog that wrote [summary]),
+                    notes (optional free text)
     [chassis]       sku, description
     [environment]   input_voltage, ambient_c, redundancy, ... (engine.build.Environment fields)
     [cpu] [memory] [psu]   sku, count          [baseboard]  sku
@@ -264,6 +265,7 @@ def bom_document(
             "updated": _iso(meta.updated),
             "slotwise_version": _tool_version(),
             "catalog_version": catalog.version,
+            "notes": meta.notes or None,
         }
     )
     ch = catalog.get(build.chassis)

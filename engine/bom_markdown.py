@@ -87,6 +87,8 @@ def to_markdown(
     byline.append(f"catalog {catalog.version}")
     out.append(" · ".join(byline))
     out.append("")
+    if meta.notes:
+        out += [meta.notes.strip(), ""]
 
     # --- system
     ch = catalog.chassis.get(build.chassis)

@@ -39,6 +39,7 @@ class BomMeta(BaseModel):
     updated: datetime | None = None
     slotwise_version: str = ""
     catalog_version: str = ""
+    notes: str = ""  # free text for the customer file (written only when not empty)
 
     @field_validator("created", "updated")
     @classmethod

@@ -129,6 +129,7 @@ def metas(draw):
         customer=draw(texts),
         project=draw(texts),
         engineer=draw(texts),
+        notes=draw(texts),
         created=draw(st.none() | when),
         updated=draw(st.none() | when),
     )

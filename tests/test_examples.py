@@ -25,6 +25,7 @@ EXPECTED: dict[str, tuple[set[str], int]] = {
     "hgx-b200-pretrain-a22ga.toml": (set(), 0),
     "hgx-h200-finetune-821ge.toml": (set(), 0),
     "x14-rtx-pro-6000-522ga.toml": (set(), 0),
+    "h100-nvl-inference-421ge-tnrt3.toml": (set(), 0),
     "minimal-l40s-hand-written.toml": (set(), 0),
     "broken-100v-power.toml": ({"power.redundancy"}, 1),
     "broken-missing-nvlink-bridges.toml": ({"nvlink.bridge_count"}, 1),
