@@ -191,7 +191,8 @@ def plan_cluster(
     kw_per_rack: float = DEFAULT_KW_PER_RACK,
 ) -> ClusterPlan:
     notes: list[str] = [
-        "Switch power, cabling and optics are not in the catalog: totals cover the servers only."
+        "Switch power and price, cabling and optics are not in the catalog: totals cover the "
+        "servers only."
     ]
     fabric = None
     if nic_gbps and nics_per_node:
