@@ -744,7 +744,11 @@ def _make_candidate(
     first = _first_dimm_meeting(dimm_opts, ctx.memory_ratio * gpu_gb)
     psu_opts = _psu_options(ch, cat, ctx.cons.voltage, ctx.objective, ctx.prices)
     if not psu_opts:
-        ctx.rejected[f"{ch.sku}: no listed PSU is rated for {ctx.cons.voltage} V input"] += 1
+        if not any(s in cat.psus for s in ch.psu_skus):
+            why = "the catalog lists no PSU for it"
+        else:
+            why = f"none of its PSUs has a published rating at {ctx.cons.voltage} V input"
+        ctx.rejected[f"{ch.sku}: {why}"] += 1
         return None
     build = Build(
         chassis=ch.sku,
