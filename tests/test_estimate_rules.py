@@ -248,3 +248,17 @@ def test_estimate_is_fast_enough_for_every_keystroke():
         estimate(w, A100_80GB, 8, arch=LLAMA2_13B)
     per_call = (time.perf_counter() - start) / 50
     assert per_call < 0.005, f"{per_call * 1e3:.2f} ms per estimate()"
+
+
+def test_zero3_weights_are_a_shard_plus_the_units_in_flight():
+    """FSDP keeps its shard plus the unit it computes and the prefetched one; never more than
+    the unsharded model (checked on a 2-layer toy where 'two layers' is the whole stack)."""
+    w = Workload(method="full", parallel="zero3", seq_len=512)
+    for arch in (LLAMA3_8B, LLAMA3_8B.model_copy(update={"num_hidden_layers": 2})):
+        full = mem(w.model_copy(update={"parallel": "ddp"}), gpus=8, arch=arch).weights_bytes
+        z3 = mem(w, gpus=8, arch=arch).weights_bytes
+        assert full / 8 < z3 <= full
+    # Llama 3 8B: the 128k-vocab embedding (1.05 GB in bf16) is the largest unit in flight.
+    full = mem(w.model_copy(update={"parallel": "ddp"}), gpus=64, arch=LLAMA3_8B).weights_bytes
+    z3 = mem(w, gpus=64, arch=LLAMA3_8B).weights_bytes
+    assert z3 - full / 64 >= 128256 * 4096 * 2

@@ -156,6 +156,23 @@ def _linear_weights(arch: ModelPreset) -> int:
     return sum(s.weights for shapes in linear_params_by_module(arch).values() for s in shapes)
 
 
+def _in_flight_bytes(
+    arch: ModelPreset, counts: ParamCounts, weights: float, workload: Workload, tp: int
+) -> float:
+    """Unsharded weights resident while ZeRO-3/FSDP or offload streams layers through the GPU.
+
+    FSDP all-gathers the unit it computes and prefetches the next (``backward_prefetch`` /
+    ``forward_prefetch``); the units are the decoder layers plus the embedding and the LM head.
+    ``weights`` is this GPU's unsharded weight bytes (already divided by tp).
+    """
+    layers = max(1, arch.num_hidden_layers)
+    emb_b = BYTES["bf16"] if workload.method == "qlora" else weight_bytes_per_param(workload)
+    emb_total = (counts.embedding + counts.lm_head) * emb_b / tp
+    emb_unit = max(counts.embedding, counts.lm_head) * emb_b / tp
+    per_layer = max(0.0, weights - emb_total) / layers
+    return min(weights, per_layer + max(per_layer, emb_unit))
+
+
 def kv_cache_bytes(arch: ModelPreset, workload: Workload, tp: int) -> float:
     """KV cache of ``micro_batch`` sequences of ``seq_len`` tokens on one GPU."""
     e = activation_element_bytes(workload)  # FP8 serving keeps a bf16 cache unless told otherwise
@@ -187,7 +204,6 @@ def memory_per_gpu(
     shard_grad = parallel in ("zero2", "zero3") and dp > 1
     shard_w = parallel == "zero3" and dp > 1
     offload = workload.offload
-    layer_w_share = 2.0 / layers  # two layers in flight when weights are sharded / offloaded
 
     weights = grads = opt = acts = kv = logits = adapter = 0.0
 
@@ -249,25 +265,22 @@ def memory_per_gpu(
 
     # Sharding and offload apply to the persistent state.
     if workload.training:
+        in_flight = _in_flight_bytes(arch, counts, weights, workload, tp)
         if shard_opt:
             opt /= dp
         if shard_grad:
             grads /= dp
         if shard_w:
-            full = weights
-            weights = weights / dp + full * layer_w_share
+            weights = min(weights, weights / dp + in_flight)
         if offload in ("optimizer", "params"):
             opt = 0.0
-            grads = grads * min(1.0, 1.0 / layers) if grads else 0.0
-            notes.append("optimizer state and fp32 master on CPU (ZeRO-Offload)")
+            grads /= layers  # a bucket of about one layer's gradients stays on the GPU
+            notes.append("optimizer state, fp32 master and gradients on CPU (ZeRO-Offload)")
         if offload == "params":
-            in_flight = P * weight_bytes_per_param(workload) / tp * layer_w_share
-            weights = min(weights, in_flight + adapter / tp)
-            notes.append("weights on CPU; two layers in flight on the GPU (ZeRO-Infinity)")
+            weights = min(weights, in_flight)
+            notes.append("weights on CPU; the layer in use and the prefetched one stay on GPU")
         if parallel != "ddp" and dp > 1:
             notes.append(f"{parallel} over {dp} data-parallel GPUs")
-    elif shard_w and dp > 1:
-        notes.append("inference: weights are replicated on each data-parallel replica")
 
     overhead = CUDA_CONTEXT_BYTES
     mem = MemoryBreakdown(
