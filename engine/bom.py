@@ -2,7 +2,8 @@
 
 API::
 
-    text = export_bom(build, catalog, meta, report=None, prices=None, currency=None)
+    text = export_bom(build, catalog, meta, report=None, prices=None, currency=None,
+                      price_note=None)
     loaded = import_bom(text, catalog, filename="x.toml")   # LoadedBom(build, meta, problems, ...)
     loaded = read_bom(path, catalog)                         # never raises on a bad file
     write_bom(path, text, force=False)                       # atomic; BomExistsError if it exists
@@ -24,7 +25,7 @@ Layout (schema 1)::
     [slots]         "<slot id>" = "<GPU or NIC SKU>", in the chassis manual's slot order
     [[bridges]]     sku, slots = [..], count    [[drives]]  bay, sku, count
     [workload]      engine.workload.Workload fields (unset ones left out)
-    [pricing]       currency, total            (only with a price list)
+    [pricing]       currency, total, unpriced, note (e.g. "example prices, not a quote")
     [[line_items]]  sku, description, quantity, unit_price, extended_price
     [summary]       errors, warnings, infos, GPUs, power, heat, [[summary.budgets]],
                     [[summary.findings]], [summary.workload]
@@ -129,6 +130,7 @@ class LoadedBom(BaseModel):
     problems: tuple[BomFinding, ...] = ()
     prices: dict[str, float] = Field(default_factory=dict)
     currency: str | None = None
+    price_note: str | None = None
     schema_version: int | None = None
 
     @property
@@ -250,6 +252,7 @@ def bom_document(
     report: Report | None = None,
     prices: Mapping[str, float] | None = None,
     currency: str | None = None,
+    price_note: str | None = None,
 ) -> dict[str, Any]:
     """The BOM as ordered plain data (what ``export_bom`` serialises)."""
     build = canonical_build(build, catalog)
@@ -291,12 +294,13 @@ def bom_document(
         doc["workload"] = _model_table(build.workload)
     items = line_items(build, catalog, prices)
     priced = [i.extended_price for i in items if i.extended_price is not None]
-    if priced or currency:
+    if priced or currency or price_note:
         doc["pricing"] = _drop_none(
             {
                 "currency": currency,
                 "total": round(sum(priced), 2) if priced else None,
                 "unpriced": [i.sku for i in items if i.unit_price is None] or None,
+                "note": price_note or None,
             }
         )
     doc["line_items"] = [
@@ -322,9 +326,13 @@ def export_bom(
     report: Report | None = None,
     prices: Mapping[str, float] | None = None,
     currency: str | None = None,
+    price_note: str | None = None,
 ) -> str:
-    """The canonical TOML text of a BOM.  ``report`` defaults to ``evaluate(build, catalog)``."""
-    doc = bom_document(build, catalog, meta, report, prices, currency)
+    """The canonical TOML text of a BOM.  ``report`` defaults to ``evaluate(build, catalog)``.
+
+    ``prices`` (unit price by SKU) and ``currency`` fill the line items; ``price_note`` says
+    where they come from or that they are examples, and is kept in ``[pricing] note``."""
+    doc = bom_document(build, catalog, meta, report, prices, currency, price_note)
     return HEADER + "\n" + toml_dumps(doc)
 
 
@@ -659,7 +667,7 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
                 r.sku(wl.model, ("model",), "model preset", "workload.model")
 
     # --- derived tables: keep the prices, check the rest is not stale
-    prices, currency = _read_pricing(r, data)
+    prices, currency, price_note = _read_pricing(r, data)
 
     build: Build | None = None
     if chassis is not None:
@@ -673,6 +681,7 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
         problems=tuple(sorted(r.problems, key=lambda p: (p.line is None, p.line or 0))),
         prices=prices,
         currency=currency,
+        price_note=price_note,
         schema_version=schema_version,
     )
 
@@ -698,12 +707,17 @@ def _array(r: _Reader, data: dict[str, Any], key: str) -> list[Any]:
     return raw
 
 
-def _read_pricing(r: _Reader, data: dict[str, Any]) -> tuple[dict[str, float], str | None]:
+def _read_pricing(
+    r: _Reader, data: dict[str, Any]
+) -> tuple[dict[str, float], str | None, str | None]:
     prices: dict[str, float] = {}
-    currency = None
+    currency = note = None
     pricing = data.get("pricing")
-    if isinstance(pricing, dict) and isinstance(pricing.get("currency"), str):
-        currency = pricing["currency"]
+    if isinstance(pricing, dict):
+        if isinstance(pricing.get("currency"), str):
+            currency = pricing["currency"]
+        if isinstance(pricing.get("note"), str):
+            note = pricing["note"]
     items = data.get("line_items")
     if isinstance(items, list):
         for i, item in enumerate(items):
@@ -721,7 +735,7 @@ def _read_pricing(r: _Reader, data: dict[str, Any]) -> tuple[dict[str, float], s
                 )
                 continue
             prices[sku] = float(price)
-    return prices, currency
+    return prices, currency, note
 
 
 def _check_line_items(r: _Reader, data: dict[str, Any], build: Build) -> None:

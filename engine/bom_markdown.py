@@ -73,6 +73,7 @@ def to_markdown(
     report: Report,
     prices: Mapping[str, float] | None = None,
     currency: str | None = None,
+    price_note: str | None = None,
 ) -> str:
     build = canonical_build(build, catalog)
     out: list[str] = []
@@ -154,6 +155,8 @@ def to_markdown(
             )
         else:
             out.append(f"**Total: {_money(total, currency)}**")
+        if price_note:
+            out += ["", f"*{price_note}*"]
     out.append("")
 
     # --- budgets

@@ -141,6 +141,7 @@ def test_prices_flow_into_all_formats_and_survive_reexport(capsys, tmp_path):
     assert data["pricing"]["currency"] == "EUR"
     assert data["pricing"]["total"] == 252004.0
     assert "NVIDIA-CX7-400G-1P-OSFP" in data["pricing"]["unpriced"]
+    assert "example figures, not a quote" in data["pricing"]["note"]  # the warning travels
     # the prices live in the BOM now: a re-export without --prices keeps them, byte for byte
     code, again, _ = run(capsys, "export", str(priced), "--format", "toml")
     assert again == priced.read_text()

@@ -143,9 +143,15 @@ prices_st = st.none() | st.dictionaries(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(build=builds(), meta=metas(), prices=prices_st, currency=st.none() | st.just("EUR"))
-def test_export_import_export_is_byte_identical(build, meta, prices, currency):
-    text = export_bom(build, CAT, meta, REPORT, prices=prices, currency=currency)
+@given(
+    build=builds(),
+    meta=metas(),
+    prices=prices_st,
+    currency=st.none() | st.just("EUR"),
+    note=st.none() | texts.filter(bool),
+)
+def test_export_import_export_is_byte_identical(build, meta, prices, currency, note):
+    text = export_bom(build, CAT, meta, REPORT, prices=prices, currency=currency, price_note=note)
     tomllib.loads(text)  # valid TOML
     loaded = import_bom(text, CAT, filename="gen.toml")
     assert loaded.build == canonical_build(build, CAT)  # nothing lost, nothing invented
@@ -158,6 +164,7 @@ def test_export_import_export_is_byte_identical(build, meta, prices, currency):
         REPORT,
         prices=loaded.prices or None,
         currency=loaded.currency,
+        price_note=loaded.price_note,
     )
     assert again == text
 

@@ -50,8 +50,7 @@ def run(args: argparse.Namespace) -> int:
     loaded = read_bom(args.bom, catalog)
     if bad_input(loaded) or loaded.build is None:
         raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
-    prices, currency = loaded.prices, loaded.currency
-    note = None
+    prices, currency, note = loaded.prices, loaded.currency, loaded.price_note
     if args.prices:
         from engine.pricing import PriceError, load_prices
 
@@ -61,18 +60,18 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
         prices = {sku: e.price for sku, e in pl.entries.items()}
         currency = pl.currency
+        note = f"Prices from {pl.label or pl.origin}"
         if pl.any_example:
-            note = f"Prices from {pl.label or pl.origin} include example figures, not a quote."
+            note += ": they include example figures, not a quote"
+        note += "."
 
     from engine.evaluate import evaluate
 
     report = evaluate(loaded.build, catalog)
     if args.format == "toml":
-        text = export_bom(loaded.build, catalog, loaded.meta, report, prices, currency)
+        text = export_bom(loaded.build, catalog, loaded.meta, report, prices, currency, note)
     elif args.format == "md":
-        text = to_markdown(loaded.build, catalog, loaded.meta, report, prices, currency)
-        if note:
-            text += f"\n{note}\n"
+        text = to_markdown(loaded.build, catalog, loaded.meta, report, prices, currency, note)
     else:
         text = to_csv(loaded.build, catalog, prices, currency)
 
