@@ -291,6 +291,6 @@ def memory_per_gpu(
         kv_cache_bytes=kv,
         overhead_bytes=overhead,
         logits_bytes=logits,
-        adapter_bytes=adapter / tp,
+        adapter_bytes=adapter / tp / (dp if shard_w and workload.training else 1),
     )
     return mem, notes
