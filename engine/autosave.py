@@ -168,8 +168,13 @@ class Autosave:
             return self._set_aside(f"field '{where}': {err['msg']}")
 
     def clear(self) -> None:
-        """Forget the autosave (normal quit, or the user declined to resume)."""
+        """Forget the autosave (normal quit, or the user declined to resume).
+
+        Also removes temporary files a killed save may have left behind (``.autosave.json.*``):
+        they are never read, and only a session that is ending calls ``clear``."""
         self.path.unlink(missing_ok=True)
+        for stale in self.state_dir.glob(f".{AUTOSAVE_FILE}.*.tmp"):
+            stale.unlink(missing_ok=True)
 
     # ------------------------------------------------------------------------------ helpers
     def _set_aside(self, why: str) -> None:

@@ -68,7 +68,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.atomic import atomic_write_text
-from engine.bom_items import canonical_build, gpu_inventory, line_items, slot_order
+from engine.bom_items import canonical_build, gpu_inventory, line_items
 from engine.bom_locate import KeyLocator
 from engine.bom_meta import BomMeta
 from engine.bom_toml import dumps as toml_dumps
@@ -781,8 +781,3 @@ def read_bom(path: str | os.PathLike[str], catalog: Catalog) -> LoadedBom:
         file=name,
     )
     return LoadedBom(filename=name, build=None, problems=(finding,))
-
-
-def slot_sort_key(build: Build, catalog: Catalog):
-    """Re-exported for the UI: sort slot ids in the chassis manual's order."""
-    return slot_order(build, catalog)

@@ -82,6 +82,15 @@ def test_clear_forgets(tmp_path):
     a.clear()  # clearing twice is fine
 
 
+def test_clear_removes_temp_files_left_by_a_killed_save(tmp_path):
+    a = Autosave(tmp_path)
+    a.save(Build(chassis="C"))
+    (tmp_path / ".autosave.json.abc123.tmp").write_text("half a sa")
+    (tmp_path / "keep.txt").write_text("not ours")
+    a.clear()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
 def test_env_var_sets_state_dir(tmp_path, monkeypatch):
     monkeypatch.setenv(STATE_ENV, str(tmp_path / "env-state"))
     a = Autosave()

@@ -250,3 +250,22 @@ created = 2026-12-01T03:00:00Z
     text = export_bom(loaded.build, CAT, loaded.meta, REPORT)
     assert 'created = "2026-12-01T03:00:00Z"' in text
     assert import_bom(text, CAT).build == loaded.build
+
+
+def test_every_build_field_has_a_place_in_the_bom():
+    """A new Build field must be written and read by engine/bom.py, or saved builds lose it."""
+    assert set(Build.model_fields) == {
+        "chassis",
+        "cpu",
+        "cpu_count",
+        "dimm",
+        "dimm_count",
+        "slots",
+        "baseboard",
+        "bridges",
+        "drives",
+        "psu",
+        "psu_count",
+        "env",
+        "workload",
+    }
