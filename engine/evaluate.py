@@ -15,6 +15,7 @@ from engine.report import Finding, Report, sort_findings
 from engine.rules import (
     cooling,
     lanes,
+    load_guard,
     memory,
     network,
     nvlink,
@@ -105,6 +106,17 @@ def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -
                     fix="report the BOM file with this message",
                 )
             )
+    try:
+        load_guard.guard(ctx, make_context)
+    except Exception as exc:  # noqa: BLE001 - same contract as the rule families
+        ctx.findings.append(
+            Finding(
+                rule="engine.internal",
+                severity="error",
+                message=f"checking the fixes' power failed ({type(exc).__name__}: {exc})",
+                fix="report the BOM file with this message",
+            )
+        )
     return Report(
         findings=sort_findings(ctx.findings),
         budgets=tuple(ctx.budgets),

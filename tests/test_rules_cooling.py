@@ -23,13 +23,26 @@ def test_liquid_only_chassis_with_air_site():
         psu_count=6,
     )
     r = run(b)
-    found = of_rule(r, "cooling.liquid_only")
-    assert {f.parts for f in found} == {("FIX-HGX-LIQUID",), ("FIX-HGX-B200-LIQUID",)}
-    for f in found:
-        assert f.severity == "error"
-        assert_edit_fixes(b, f)
+    f = one(r, "cooling.liquid_only")  # the chassis; its board's own requirement is implied
+    assert f.parts == ("FIX-HGX-LIQUID",) and f.severity == "error"
+    assert_edit_fixes(b, f)
     liquid = b.with_(env=Environment(cooling="liquid"))
     assert not of_rule(run(liquid), "cooling.liquid_only")
+
+
+def test_liquid_only_baseboard_in_air_chassis():
+    b = base_build(
+        chassis="FIX-HGX-AIR",
+        slots={},
+        bridges=(),
+        drives=(),
+        baseboard="FIX-HGX-B200-LIQUID",
+        psu="FIX-PSU-3000",
+        psu_count=6,
+    )
+    f = one(run(b), "cooling.liquid_only")
+    assert f.parts == ("FIX-HGX-B200-LIQUID",)
+    assert_edit_fixes(b, f)
 
 
 def test_gpu_above_air_limit():

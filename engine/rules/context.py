@@ -118,6 +118,8 @@ class Ctx:
     budgets: list[Budget] = field(default_factory=list)
     # Worst-case watts by component, filled by power, read by cooling (heat).
     power_w: float | None = None
+    # The draw above which power.redundancy fires (known capacity, or the low-line inlet bound).
+    power_limit: float | None = None
 
     @property
     def cpu_count(self) -> int:

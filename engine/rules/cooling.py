@@ -13,6 +13,7 @@ from engine.edits import Remove, SetCount, SetEnv
 from engine.report import Budget
 from engine.rules.common import finding, slot_list, watts
 from engine.rules.context import Ctx
+from engine.rules.platform import fitting_count
 
 BTU_PER_W = 3.412
 
@@ -38,7 +39,7 @@ def check(ctx: Ctx) -> None:
             )
         )
     bb = ctx.baseboard
-    if bb is not None and bb.liquid_only and site_air:
+    if bb is not None and bb.liquid_only and site_air and ch.cooling != "liquid":
         ctx.add(
             finding(
                 "cooling.liquid_only",
@@ -162,7 +163,9 @@ def check(ctx: Ctx) -> None:
                 f"{watts(ch.cpu_max_tdp_w)}",
                 parts=(cpu.sku,),
                 fix=f"use {pick.sku} ({watts(pick.tdp_w)})" if pick else "use a lower-TDP CPU",
-                edit=(SetCount(what="cpu", sku=pick.sku, count=b.cpu_count),) if pick else (),
+                edit=(SetCount(what="cpu", sku=pick.sku, count=fitting_count(ctx, pick)),)
+                if pick
+                else (),
             )
         )
 

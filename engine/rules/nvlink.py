@@ -84,7 +84,6 @@ def check(ctx: Ctx) -> None:
                     edit=(remove,),
                 )
             )
-            continue
         bridged.update(bf.slots)
         if len(set(bf.slots)) != br.ways:
             ctx.add(

@@ -5,6 +5,14 @@ from __future__ import annotations
 from engine.edits import SetCount
 from engine.rules.common import finding, plural
 from engine.rules.context import Ctx
+from parts.schema import Cpu
+
+
+def fitting_count(ctx: Ctx, cpu: Cpu) -> int:
+    """How many of ``cpu`` to fit when swapping CPU models: the build's count, within the
+    chassis' sockets and the CPU's own socket limit, at least one."""
+    top = min(ctx.chassis.cpu_sockets, cpu.max_sockets or ctx.chassis.cpu_sockets)
+    return max(1, min(ctx.build.cpu_count or top, top))
 
 
 def check(ctx: Ctx) -> None:
@@ -33,7 +41,13 @@ def check(ctx: Ctx) -> None:
                 f"CPU {b.cpu!r} is not in the parts catalog",
                 parts=(b.cpu,),
                 fix=f"use {listed[0]}" if listed else "choose a CPU from the catalog",
-                edit=(SetCount(what="cpu", sku=listed[0], count=min(b.cpu_count, ch.cpu_sockets)),)
+                edit=(
+                    SetCount(
+                        what="cpu",
+                        sku=listed[0],
+                        count=fitting_count(ctx, ctx.catalog.cpus[listed[0]]),
+                    ),
+                )
                 if listed
                 else (),
             )
@@ -52,6 +66,21 @@ def check(ctx: Ctx) -> None:
             )
         )
     if cpu.max_sockets is not None and b.cpu_count > cpu.max_sockets:
+        # Keep the sockets the cards need: swap to a multi-socket CPU when a card sits on CPU 2.
+        want = max((ctx.idx.socket_of_slot.get(s, 1) for s in b.slots), default=1)
+        want = min(max(want, 1), ch.cpu_sockets)
+        edit = (SetCount(what="cpu", sku=cpu.sku, count=cpu.max_sockets),)
+        fix = f"fit {cpu.max_sockets} x {cpu.sku}, or a CPU made for multi-socket systems"
+        if want > cpu.max_sockets:
+            multi = [
+                ctx.catalog.cpus[s]
+                for s in listed
+                if (ctx.catalog.cpus[s].max_sockets or want) >= want
+                and ctx.catalog.cpus[s].socket == cpu.socket
+            ]
+            if multi:
+                edit = (SetCount(what="cpu", sku=multi[0].sku, count=want),)
+                fix = f"fit {want} x {multi[0].sku} (cards sit on CPU {want})"
         ctx.add(
             finding(
                 "platform.cpu_max_sockets",
@@ -59,8 +88,8 @@ def check(ctx: Ctx) -> None:
                 f"{cpu.sku} supports {plural(cpu.max_sockets, 'socket')} per system; the build "
                 f"has {b.cpu_count}",
                 parts=(cpu.sku,),
-                fix=f"fit {cpu.max_sockets} x {cpu.sku}, or a CPU made for 2-socket systems",
-                edit=(SetCount(what="cpu", sku=cpu.sku, count=cpu.max_sockets),),
+                fix=fix,
+                edit=edit,
             )
         )
     if ch.cpu_skus and cpu.sku not in ch.cpu_skus:
@@ -74,7 +103,13 @@ def check(ctx: Ctx) -> None:
                     f"{' / '.join(sorted(sockets))} sockets",
                     parts=(cpu.sku,),
                     fix=f"use {listed[0]}",
-                    edit=(SetCount(what="cpu", sku=listed[0], count=b.cpu_count),),
+                    edit=(
+                        SetCount(
+                            what="cpu",
+                            sku=listed[0],
+                            count=fitting_count(ctx, ctx.catalog.cpus[listed[0]]),
+                        ),
+                    ),
                 )
             )
         else:
@@ -86,7 +121,13 @@ def check(ctx: Ctx) -> None:
                     "are not validated for it",
                     parts=(cpu.sku,),
                     fix=f"use a listed CPU such as {listed[0]}" if listed else None,
-                    edit=(SetCount(what="cpu", sku=listed[0], count=b.cpu_count),)
+                    edit=(
+                        SetCount(
+                            what="cpu",
+                            sku=listed[0],
+                            count=fitting_count(ctx, ctx.catalog.cpus[listed[0]]),
+                        ),
+                    )
                     if listed
                     else (),
                 )

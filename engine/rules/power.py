@@ -137,37 +137,33 @@ def check(ctx: Ctx) -> None:
     available: float | None = None
 
     if b.psu is None or b.psu_count == 0:
-        pick = allowed[0] if allowed else None
-        count = _count_needed(pick, total, env, bays) if pick else None
-        count = count or ch.psu_default_count or bays
+        edits, fix = _psu_choice(ctx, total)
         ctx.add(
             finding(
                 "power.no_psu",
                 "error",
                 f"no power supply is fitted; the build draws up to {watts(total)}",
                 parts=(ch.sku,),
-                fix=f"fit {count} x {pick.sku}" if pick and count else "choose a PSU",
-                edit=(SetCount(what="psu", sku=pick.sku, count=count),) if pick and count else (),
+                fix=fix,
+                edit=edits,
             )
         )
     elif psu is None:
-        pick = allowed[0] if allowed else None
-        count = (_count_needed(pick, total, env, bays) or b.psu_count) if pick else None
+        edits, fix = _psu_choice(ctx, total)
         ctx.add(
             finding(
                 "power.unknown_psu",
                 "error",
                 f"PSU {b.psu!r} is not in the parts catalog",
                 parts=(b.psu,),
-                fix=f"use {pick.sku}" if pick else "choose a PSU from the catalog",
-                edit=(SetCount(what="psu", sku=pick.sku, count=count),) if pick else (),
+                fix=fix,
+                edit=edits,
             )
         )
     else:
         n = b.psu_count
         if allowed and psu.sku not in ch.psu_skus:
-            pick = allowed[0]
-            count = _count_needed(pick, total, env, bays) or min(n, bays or n)
+            edits, fix = _psu_choice(ctx, total)
             ctx.add(
                 finding(
                     "power.psu_not_allowed",
@@ -175,8 +171,8 @@ def check(ctx: Ctx) -> None:
                     f"{psu.sku} is not a PSU {ch.sku} takes ({', '.join(ch.psu_skus)}): its "
                     "connector, size or firmware does not match the power bays",
                     parts=(psu.sku,),
-                    fix=f"use {count} x {pick.sku}",
-                    edit=(SetCount(what="psu", sku=pick.sku, count=count),),
+                    fix=fix,
+                    edit=edits,
                 )
             )
         if bays is not None and n > bays:
@@ -203,6 +199,7 @@ def check(ctx: Ctx) -> None:
         unit = unit_watts(psu, env.input_voltage)
         usable = usable_units(min(n, bays) if bays else n, env.redundancy)
         bound = min(psu.watts_high_line, LOW_LINE_BOUND_W)
+        ctx.power_limit = float(usable * (unit if unit is not None else bound))
         if unit is None and total > usable * bound:
             available = float(usable * bound)
             budget_detail = (
@@ -242,6 +239,58 @@ def check(ctx: Ctx) -> None:
             detail=budget_detail,
             parts=tuple(parts),
         )
+    )
+
+
+def _covering_count(psu: Psu, total: float, env: Environment, bays: int | None) -> int | None:
+    """Like :func:`_count_needed`, but a PSU with an unknown low-line rating counts at the
+    inlet bound (the level below which the engine does not report an error)."""
+    need = _count_needed(psu, total, env, bays)
+    if need is not None or unit_watts(psu, env.input_voltage) is not None:
+        return need
+    bound = min(psu.watts_high_line, LOW_LINE_BOUND_W)
+    for n in range(2, (bays or 16) + 1):
+        if usable_units(n, env.redundancy) * bound >= total:
+            return n
+    return None
+
+
+def _psu_choice(ctx: Ctx, total: float) -> tuple[tuple, str]:
+    """(edits, fix text) fitting an allowed PSU model and count that carries ``total``."""
+    ch = ctx.chassis
+    env = ctx.build.env
+    allowed = _allowed_psus(ctx)
+    if not allowed:
+        return (), "choose a PSU the chassis takes (none is listed in the catalog)"
+
+    def best(e: Environment) -> tuple[Psu, int] | None:
+        options = []
+        for p in allowed:
+            need = _covering_count(p, total, e, ch.psu_bays)
+            if need is not None:
+                known = unit_watts(p, e.input_voltage) is not None
+                options.append((not known, need, -p.watts_high_line, p.sku, p))
+        if not options:
+            return None
+        o = min(options)
+        return o[4], o[1]
+
+    hit = best(env)
+    if hit is not None:
+        p, n = hit
+        return (SetCount(what="psu", sku=p.sku, count=n),), f"fit {n} x {p.sku}"
+    if env.input_voltage == "100-127":
+        high = env.model_copy(update={"input_voltage": "200-240"})
+        hit = best(high)
+        if hit is not None:
+            p, n = hit
+            return (
+                (SetCount(what="psu", sku=p.sku, count=n), SetEnv(env=high)),
+                f"fit {n} x {p.sku} fed from 200-240 V",
+            )
+    return (), (
+        f"no PSU this chassis takes carries {watts(total)} under {env.redundancy}: reduce the "
+        "load (fewer GPUs, GPU power caps) or relax redundancy"
     )
 
 

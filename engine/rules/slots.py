@@ -220,8 +220,18 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
     sku = part.sku
     need_socket = ctx.idx.socket_of_slot.get(sid, 1)
     if ctx.cpu_count and need_socket > ctx.cpu_count:
-        cpu = ctx.build.cpu or (ctx.chassis.cpu_skus[0] if ctx.chassis.cpu_skus else None)
-        edit = (SetCount(what="cpu", sku=cpu, count=need_socket),) if cpu else ()
+        edit: tuple = ()
+        cands = [ctx.cpu] + [
+            ctx.catalog.cpus[s] for s in ctx.chassis.cpu_skus if s in ctx.catalog.cpus
+        ]
+        for cpu in cands:
+            if cpu is not None and (cpu.max_sockets or need_socket) >= need_socket:
+                edit = (SetCount(what="cpu", sku=cpu.sku, count=need_socket),)
+                break
+        else:
+            dst = find_destination(ctx, part, sid)
+            if dst is not None and ctx.idx.socket_of_slot.get(dst, 1) <= ctx.cpu_count:
+                edit = (Move(src=sid, dst=dst),)
         ctx.add(
             finding(
                 "slots.needs_cpu",
