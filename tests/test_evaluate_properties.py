@@ -4,6 +4,8 @@ its finding without adding a new error."""
 
 from __future__ import annotations
 
+import contextlib
+
 from fixtures_catalog.helpers import added_errors, base_build, bundled_catalog, fixture_catalog
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -104,10 +106,8 @@ def start_builds(catalog):
 
 def apply_tolerant(build: Build, edits) -> Build:
     for e in edits:
-        try:
+        with contextlib.suppress(EditError):
             build = e.apply(build)
-        except EditError:
-            pass
     return build
 
 
