@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_bom_fixture import fixture_catalog
 
+from engine import bom_toml
 from engine.bom import (
+    TOP_KEYS,
     BomExistsError,
     BomMeta,
     export_bom,
@@ -261,3 +265,46 @@ def test_locator_paths():
     assert loc.line("bridges[1].count") == 30
     assert loc.line("bridges[1].nope") == 27
     assert loc.line("nowhere") is None
+
+
+# ------------------------------------------------------------------------ fuzzing: never raises
+
+_scalars = st.one_of(
+    st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(), st.text(max_size=8)
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["sku", "count", "slots", "bay", "x", "1"]), inner, max_size=3
+        )
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from([*TOP_KEYS, "junk"]),
+        _values
+        | st.lists(
+            st.dictionaries(st.sampled_from(["sku", "slots", "count", "bay"]), _values, max_size=4),
+            max_size=3,
+        ),
+        max_size=8,
+    )
+)
+def test_any_document_loads_without_raising(doc):
+    loaded = import_bom(bom_toml.dumps(doc), CAT, filename="fuzz.toml")
+    assert loaded.build is None or loaded.build.chassis
+    for p in loaded.problems:
+        assert p.rule.startswith("bom.") and p.message.startswith("fuzz.toml")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_loads_without_raising(text):
+    loaded = import_bom(text, CAT, filename="t.toml")
+    assert loaded.build is None or isinstance(loaded.build.chassis, str)
