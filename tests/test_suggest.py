@@ -3,16 +3,20 @@ build validates with zero errors, and the ranking equals a brute-force enumerati
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_suggest_fixtures import FakeArch, fake_estimate, make_fake_evaluator, write_catalog
+from test_suggest_fixtures import (
+    FakeArch,
+    brute_force,
+    fake_estimate,
+    make_fake_evaluator,
+    price_list,
+    write_catalog,
+)
 
-from engine.build import BridgeFit, Build, DriveFit, Environment
-from engine.pricing import PriceEntry, PriceList, quote_build
 from engine.suggest import (
     Constraints,
     SuggestError,
@@ -23,34 +27,6 @@ from engine.workload import Workload
 
 ARCH_7B = FakeArch(7)
 ARCH_70B = FakeArch(70)
-
-PRICES = {
-    "TEST-A-3GPU": 9000,
-    "TEST-B-4GPU": 7000,
-    "TEST-C-HGX": 30000,
-    "TEST-HGX-8": 200000,
-    "TEST-G48": 7000,
-    "TEST-G94": 30000,
-    "TEST-BR-2WAY": 250,
-    "TEST-CPU-LOW": 2500,
-    "TEST-CPU-HIGH": 2000,  # the hotter CPU is cheaper: price and power objectives disagree
-    "TEST-DIMM-32": 150,
-    "TEST-DIMM-64": 250,
-    "TEST-NIC-400": 1500,
-    "TEST-NIC-100": 700,
-    "TEST-NVME-2T": 300,
-    "TEST-NVME-4T": 450,
-    "TEST-PSU-2000": 400,
-    "TEST-PSU-3000": 500,  # 2 x 3000 W can be cheaper than 3 x 2000 W
-}
-
-
-def price_list() -> PriceList:
-    return PriceList(
-        currency="USD",
-        origin="test",
-        entries={k: PriceEntry(sku=k, price=v) for k, v in PRICES.items()},
-    )
 
 
 @pytest.fixture(scope="module")
@@ -93,92 +69,6 @@ def test_every_suggestion_validates_with_zero_errors(cat, wl, arch, objective):
     assert [s.rank for s in res.suggestions] == list(range(1, len(res.suggestions) + 1))
     keys = [s.key for s in res.suggestions]
     assert keys == sorted(keys)
-
-
-# ------------------------------------------------------------------------------ brute force
-
-
-def _bridges(ch, gpu, gpu_slots, cat):
-    bridges = [b for b in cat.bridges.values() if gpu.sku in b.gpu_skus]
-    out = []
-    for b in bridges:
-        for g in ch.nvlink_groups:
-            if len(g) == b.ways and set(g) <= set(gpu_slots):
-                out.append(BridgeFit(sku=b.sku, slots=tuple(g), count=b.per_group))
-    return tuple(out)
-
-
-def _bridged(ch, gpu, sub, cat):
-    return sum(len(b.slots) for b in _bridges(ch, gpu, sub, cat))
-
-
-def brute_force(cat, wl, arch, cons, objective, prices):
-    """Every combination of chassis, GPU model and slot subset, CPU, DIMM model and count, drive
-    model, PSU model and count; keep those with zero errors that meet the constraints; best key
-    per (chassis, GPU, count).  A 'complete build' bridges every fully populated NVLink group and
-    carries a mirrored pair of drives, as the solver's fill-in policy states (placements that
-    bridge fewer GPUs than the slot map allows are outside that policy and not enumerated)."""
-    ev = make_fake_evaluator(arch)
-    env = Environment(input_voltage=cons.voltage, redundancy=cons.redundancy)
-    best: dict[tuple, tuple] = {}
-    for ch in cat.chassis.values():
-        if ch.gpu_form == "sxm":
-            layouts = [(cat.gpus[cat.baseboards[b].gpu_sku], b, ()) for b in ch.baseboard_skus]
-        else:
-            gpu_slots = [s.id for s in ch.slots if s.purpose != "nic"]
-            layouts = [
-                (cat.gpus[g], None, sub)
-                for g in ch.gpu_skus
-                for r in range(1, len(gpu_slots) + 1)
-                for sub in itertools.combinations(gpu_slots, r)
-            ]
-            # NVLink policy: an NVLink-capable GPU count is bridged as fully as the slot map
-            # allows, so keep only the subsets with the most bridged GPUs for their size.
-            most: dict[tuple, int] = {}
-            for gpu, _, sub in layouts:
-                k = (gpu.sku, len(sub))
-                most[k] = max(most.get(k, 0), _bridged(ch, gpu, sub, cat))
-            layouts = [
-                x for x in layouts if _bridged(ch, x[0], x[2], cat) == most[(x[0].sku, len(x[2]))]
-            ]
-        for gpu, bb, sub in layouts:
-            n = cat.baseboards[bb].gpu_count if bb else len(sub)
-            if not fake_estimate(wl, gpu, n, arch=arch).fits:
-                continue  # the solver is asked for builds that run the workload
-            for cpu, dimm, dcount, drive, psu, pcount in itertools.product(
-                ch.cpu_skus, ch.dimm_skus, (8, 16, 32), cat.drives, ch.psu_skus, range(1, 7)
-            ):
-                b = Build(
-                    chassis=ch.sku,
-                    cpu=cpu,
-                    cpu_count=ch.cpu_sockets,
-                    dimm=dimm,
-                    dimm_count=dcount,
-                    slots={s: gpu.sku for s in sub},
-                    baseboard=bb,
-                    bridges=_bridges(ch, gpu, sub, cat),
-                    drives=(DriveFit(bay=ch.drive_bays[0].id, sku=drive, count=2),),
-                    psu=psu,
-                    psu_count=pcount,
-                    env=env,
-                    workload=wl,
-                )
-                rep = ev(b, cat)
-                if rep.errors:
-                    continue
-                power = rep.budget("power").used
-                if cons.max_power_w and power > cons.max_power_w:
-                    continue
-                price = quote_build(b, prices).total if prices else math.inf
-                if cons.budget and (price is None or price > cons.budget):
-                    continue
-                tps = fake_estimate(wl, gpu, n, arch=arch).decode_tokens_per_s
-                metric = {"gpus": n, "power": power, "price": price, "time": -tps}[objective]
-                key = (metric, n, power, price)
-                k = (ch.sku, gpu.sku, n)
-                if k not in best or key < best[k]:
-                    best[k] = key
-    return sorted(best.values())
 
 
 def _solver_key(s, objective):
