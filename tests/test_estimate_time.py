@@ -10,10 +10,18 @@ Sources:
 * NVIDIA NeMo Framework performance summary (24.12,
   https://docs.nvidia.com/nemo-framework/user-guide/24.12/nemotoolkit/performance/performance_summary.html):
   Llama 2 70B LoRA on 8 H100 GPUs, FP8, packed sequence 4096, TP 2 / PP 4: "Est. time to
-  finetune in mins (10M tokens)" = 7.9 (2,621 tokens/s/GPU measured).  The MLPerf Training
-  llama2_70b_lora results give minutes to a quality target but not the tokens processed, so they
-  cannot be turned into a time check without inventing a token count; this NeMo figure is the
-  published Llama 2 70B LoRA time we test against instead.
+  finetune in mins (10M tokens)" = 7.9 (2,621 tokens/s/GPU measured).  This is the
+  published Llama 2 70B LoRA throughput-derived time.
+* MLPerf Training v4.0, llama2_70b_lora, one 8x H100 node (Sustainable Metal Cloud's verified
+  result, https://smc.co/mlperfv40/results/llama2-70b-lora): 29:06 min.  Tokens: the benchmark
+  trains on GovReport packed to 8192 tokens, global batch 8, LoRA r=16; the MLCommons reference
+  convergence points (RCP) average 3,178.7 samples to the quality target (RCP record quoted in
+  AMD's "Reproduce the MLPerf Training v5.0 Submission Result" blog, rocm.blogs.amd.com, June
+  2025).  NVIDIA's NeMo implementation trains in FP8 (Transformer Engine), so the FP8 peak is
+  the right denominator.  The single-node entry is an 8-GPU HGX H100 system.  slotwise comes out
+  ~20 % fast (23.3 vs 29.1 min): the timed MLPerf region also contains the periodic evaluation
+  runs, and 40 % of the FP8 peak is optimistic for a 70B LoRA step; both are outside the
+  training-FLOPs model.
 """
 
 from __future__ import annotations
@@ -85,6 +93,23 @@ def test_llama2_70b_lora_nemo_minutes():
     est = estimate(w, H100_SXM, 8, arch=LLAMA2_70B)
     minutes = est.train_hours * 60
     assert minutes == pytest.approx(7.9, rel=0.30), f"{minutes:.1f} min"
+
+
+def test_mlperf_llama2_70b_lora_8xh100_minutes():
+    samples = 3178.67  # MLCommons RCP mean samples to converge
+    w = Workload(
+        method="lora",
+        precision="fp8",
+        tokens=samples * 8192,
+        seq_len=8192,
+        lora_rank=16,
+        lora_targets=("q", "k", "v", "o"),
+        grad_checkpointing=False,
+        tp=4,
+    )
+    est = estimate(w, H100_SXM, 8, arch=LLAMA2_70B)
+    minutes = est.train_hours * 60
+    assert minutes == pytest.approx(29.10, rel=0.30), f"{minutes:.1f} min"
 
 
 def test_recompute_and_qlora_cost_more_time():
