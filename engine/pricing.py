@@ -19,8 +19,8 @@ File formats (one price per SKU, in the list's currency)::
     example = false           # optional per line
     source = "quote #123"     # optional
 
-    # CSV: a header row with at least sku,price (optional currency, example, source);
-    # one currency for the whole file.
+    # CSV: a header row with sku, price and currency (one currency for the whole file);
+    # optional columns example (true/false) and source.
 """
 
 from __future__ import annotations
