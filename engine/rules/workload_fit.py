@@ -69,12 +69,11 @@ def _main_gpu(ctx: Ctx) -> tuple[Gpu | None, int]:
     usable = [g for g in ctx.gpus.values() if g.form == "pcie"]
     if not usable:
         return None, 0
+    # Mixed models (slots.mixed_gpus warns): the job runs on the largest group of identical
+    # GPUs, the larger-memory model on a tie.
     counts = Counter(g.sku for g in usable)
-    sku, _ = counts.most_common(1)[0]
-    # Mixed models: a data/tensor-parallel job is sized by the smallest card's memory.
-    smallest = min(usable, key=lambda g: (g.memory_gb, g.sku))
-    gpu = smallest if len(counts) > 1 else ctx.catalog.gpus[sku]
-    return gpu, len(usable)
+    sku = max(counts, key=lambda s: (counts[s], ctx.catalog.gpus[s].memory_gb, s))
+    return ctx.catalog.gpus[sku], counts[sku]
 
 
 def check(ctx: Ctx) -> None:
