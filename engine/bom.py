@@ -393,6 +393,7 @@ class _Reader:
             self.add("bom.bad_value", path, f"expected a table, found {_show(raw)}")
             return None
         data = dict(raw)
+        dropped: set[str] = set()  # keys already reported and removed
         for _ in range(len(raw) + 2):
             try:
                 return cls.model_validate(data)
@@ -411,7 +412,8 @@ class _Reader:
                             + ", ".join(cls.model_fields),
                         )
                     elif err["type"] == "missing":
-                        self.add("bom.missing_field", field, "this field is required")
+                        if key not in dropped:  # a bad required value was reported already
+                            self.add("bom.missing_field", field, "this field is required")
                         return None
                     else:
                         value = data.get(key) if key is not None else raw
@@ -423,6 +425,7 @@ class _Reader:
                         )
                     if key is not None and key in data:
                         del data[key]
+                        dropped.add(key)
                         removed = True
                 if not removed:
                     return None
@@ -689,7 +692,7 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
 class _Counted(BaseModel):
     model_config = ConfigDict(extra="forbid")
     sku: str = Field(min_length=1)
-    count: int = Field(ge=1, strict=True)
+    count: int = Field(ge=1)
 
 
 class _Baseboard(BaseModel):

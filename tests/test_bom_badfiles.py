@@ -165,6 +165,15 @@ def test_bad_values_name_field_and_line(old, new, field, line):
     assert f"f.toml, line {line}: field '{field}'" in p.message
 
 
+def test_integral_float_count_is_accepted_fractional_is_one_problem():
+    text = GOOD.replace("count = 2\n\n[slots]", "count = 2.0\n\n[slots]")
+    assert import_bom(text, CAT).build.cpu_count == 2
+    text = GOOD.replace("count = 2\n\n[slots]", "count = 2.5\n\n[slots]")
+    loaded = import_bom(text, CAT, filename="f.toml")
+    assert rules(loaded) == ["bom.bad_value"] and "2.5" in loaded.problems[0].message
+    assert loaded.build.cpu is None  # not loaded, and said so
+
+
 def test_bad_environment_value_keeps_the_rest():
     text = GOOD + '\n[environment]\nambient_c = "hot"\nredundancy = "N+N"\n'
     loaded = import_bom(text, CAT, filename="f.toml")
