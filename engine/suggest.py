@@ -18,7 +18,10 @@ Ranking is exact: every candidate gets a lower bound of its ranking key before i
 (exact GPU count, GPU TDP as a power floor, the price of the parts that cannot change), candidates
 are validated in bound order, and the search stops once ``limit`` validated builds beat every
 remaining bound.  When no single server can run the workload, the same search sizes a cluster of
-identical nodes (engine.cluster).
+identical nodes (engine.cluster): per chassis and GPU, the most GPUs a node can hold with one NIC
+each, and the fewest nodes that fit the model and meet --target-days (give a target to trade
+money for time: more nodes are never added just to go faster).  Cluster node builds carry no
+workload, because the rules judge one server and the job needs all of them.
 
 The estimator and the evaluator are parameters, so tests on a small catalog can inject their own.
 """
