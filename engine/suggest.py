@@ -441,7 +441,6 @@ class _Cand:
     nic: Nic | None
     bound: tuple = ()
     seq: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 def _cpu_choice(ch: Chassis, catalog: Catalog, objective: str, prices) -> Cpu | None:
@@ -816,11 +815,8 @@ def _validate(ctx: _Ctx, cand: _Cand) -> tuple[Build, Report] | None:
         rules = {f.rule.split(".")[0] for f in errors}
         new = build
         if "memory" in rules and cand.dimm_options:
-            cap = (
-                cand.dimm_options[dimm_i][0].capacity_gb * cand.dimm_options[dimm_i][1]
-                if cand.dimm_options
-                else 0
-            )
+            d0, n0 = cand.dimm_options[dimm_i]
+            cap = d0.capacity_gb * n0
             nxt = next(
                 (
                     i
