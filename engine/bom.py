@@ -479,14 +479,22 @@ def import_bom(text: str, catalog: Catalog, *, filename: str = "<bom>") -> Loade
         m = _AT.search(msg)
         line = int(m.group(1)) if m else None
         col = f", column {m.group(2)}" if m else ""
-        reason = _AT.sub("", msg).strip()
+        reason = _clean(_AT.sub("", msg).strip())
         where = f"{filename}, line {line}{col}" if line else filename
+        fix = "fix the TOML syntax at that place (quotes, '=', brackets); nothing was loaded"
+        lines = text.splitlines()
+        if line and line <= len(lines):
+            src = lines[line - 1].strip()
+            where += f" ({src[:60]})" if src else ""
+            # tomllib says "illegal character '\\n'" when a line ends inside a string
+            if "'\\n'" in reason and src.count('"') % 2 == 1:
+                fix = "a string is not closed: add the closing quote; nothing was loaded"
         r.problems.append(
             BomFinding(
                 rule="bom.malformed",
                 severity="error",
-                message=f"{where}: not valid TOML: {_clean(reason)}",
-                fix="fix the TOML syntax at that place (quotes, '=', brackets); nothing was loaded",
+                message=f"{where}: not valid TOML: {reason}",
+                fix=fix,
                 file=filename,
                 line=line,
             )

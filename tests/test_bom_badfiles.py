@@ -78,6 +78,13 @@ def test_malformed_toml_gives_line_and_column():
     assert p.line == 11 and p.file == "bad.toml"
     assert "bad.toml, line 11, column" in p.message
     assert "not valid TOML" in p.message
+    assert "(count = = 2)" in p.message  # the offending line is quoted
+
+
+def test_unclosed_string_gets_a_specific_fix():
+    loaded = import_bom(GOOD.replace('sku = "CPU-X"', 'sku = "CPU-X'), CAT, filename="f.toml")
+    p = only(loaded, "bom.malformed")
+    assert p.line == 10 and "add the closing quote" in p.fix
 
 
 def test_unknown_sku_is_kept_and_named_with_line():
