@@ -163,3 +163,13 @@ def test_real_process_exit_code_and_json():
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)[0]["rank"] == 1
+
+
+def test_out_with_example_prices_notes_them_in_the_bom(capsys, tmp_path):
+    code, _, _ = run(
+        capsys, "llama-3.1-70b", "--limit", "1", "--prices", EXAMPLE_PRICES, "--out", str(tmp_path)
+    )
+    assert code == 0
+    text = next(tmp_path.glob("1-*.toml")).read_text()
+    assert "example figures, not a quote" in text
+    assert main(["validate", str(next(tmp_path.glob("1-*.toml")))]) == 0

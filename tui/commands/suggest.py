@@ -229,6 +229,7 @@ def _write_boms(args, result: SuggestResult, catalog: Catalog, prices) -> list[P
             s.report,
             prices=price_map,
             currency=prices.currency if prices else None,
+            price_note=_price_note(prices),
         )
         try:
             paths.append(write_bom(path, text, force=args.force))
@@ -237,6 +238,15 @@ def _write_boms(args, result: SuggestResult, catalog: Catalog, prices) -> list[P
         except OSError as exc:
             raise UsageError(f"--out: cannot write {path}: {exc}") from None
     return paths
+
+
+def _price_note(prices: PriceList | None) -> str | None:
+    if prices is None:
+        return None
+    note = f"Prices from {prices.label or prices.origin}"
+    if prices.any_example:
+        note += ": they include example figures, not a quote"
+    return note + "."
 
 
 def _nothing_fits(result: SuggestResult) -> str:
