@@ -143,6 +143,17 @@ def check(ctx: Ctx) -> None:
         )
 
     cpu = ctx.cpu
+    if cpu is not None and ch.cpu_max_tdp_w is None:
+        ctx.add(
+            finding(
+                "cooling.unknown_cpu_limit",
+                "info",
+                f"could not check CPU cooling: the highest CPU TDP {ch.sku} supports is not in "
+                "the catalog",
+                parts=(ch.sku,),
+                fix="add cpu_max_tdp_w (with its source) to the chassis record",
+            )
+        )
     if (
         cpu is not None
         and cpu.tdp_w is not None

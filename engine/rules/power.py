@@ -162,6 +162,18 @@ def check(ctx: Ctx) -> None:
         )
     else:
         n = b.psu_count
+        if not ch.psu_skus:
+            ctx.add(
+                finding(
+                    "power.unknown_psu_list",
+                    "info",
+                    f"could not check that {psu.sku} fits: {ch.sku}'s PSU options are not in the "
+                    "catalog",
+                    parts=(psu.sku,),
+                    fix="confirm the PSU with the vendor; add psu_skus (with its source) to the "
+                    "chassis record",
+                )
+            )
         if allowed and psu.sku not in ch.psu_skus:
             edits, fix = _psu_choice(ctx, total)
             ctx.add(

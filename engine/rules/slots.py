@@ -423,6 +423,28 @@ def _check_gpu_models(ctx: Ctx) -> None:
             )
         )
     n = ctx.gpu_count()
+    if by_model and not ch.gpu_skus and ch.gpu_form == "pcie":
+        ctx.add(
+            finding(
+                "slots.unknown_gpu_list",
+                "info",
+                f"could not check GPU support: {ch.sku}'s supported-GPU list is not in the catalog",
+                parts=tuple(by_model),
+                fix="confirm the GPUs with the vendor; add gpu_skus (with its source) to the "
+                "chassis record",
+            )
+        )
+    if ch.max_gpus is None and n:
+        ctx.add(
+            finding(
+                "slots.unknown_max_gpus",
+                "info",
+                f"could not check the GPU count: {ch.sku}'s maximum number of GPUs is not in "
+                "the catalog",
+                parts=(ch.sku,),
+                fix="add max_gpus (with its source) to the chassis record",
+            )
+        )
     if ch.max_gpus is not None and n > ch.max_gpus:
         ctx.add(
             finding(

@@ -16,6 +16,18 @@ def check(ctx: Ctx) -> None:
     for d in b.drives:
         used[d.bay] = used.get(d.bay, 0) + d.count
 
+    if b.drives and not bays:
+        ctx.add(
+            finding(
+                "storage.unknown_bays",
+                "info",
+                f"could not check the drives: {ch.sku}'s drive-bay layout is not in the catalog",
+                parts=tuple(d.sku for d in b.drives),
+                fix="check the bays against the system's manual; add drive_bays (with their "
+                "source) to the chassis record",
+            )
+        )
+        return
     for d in b.drives:
         clear = SetDrives(bay=d.bay, sku=None, count=0)
         bay = bays.get(d.bay)
