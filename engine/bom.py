@@ -385,7 +385,7 @@ class _Reader:
         )
 
     # ------------------------------------------------------------------ generic validation
-    def model(self, cls: type[BaseModel], raw: Any, path: str, drop_on_fail: bool = True):
+    def model(self, cls: type[BaseModel], raw: Any, path: str):
         """Validate ``raw`` as ``cls``; report each bad key and retry without it.
 
         Returns the model, or None when it cannot be built even without the bad keys."""
@@ -398,7 +398,7 @@ class _Reader:
             try:
                 return cls.model_validate(data)
             except ValidationError as exc:
-                removed = False
+                removed = missing = False
                 for err in exc.errors():
                     loc = err["loc"]
                     key = str(loc[0]) if loc else None
@@ -414,7 +414,7 @@ class _Reader:
                     elif err["type"] == "missing":
                         if key not in dropped:  # a bad required value was reported already
                             self.add("bom.missing_field", field, "this field is required")
-                        return None
+                        missing = True
                     else:
                         value = data.get(key) if key is not None else raw
                         self.add(
@@ -427,7 +427,7 @@ class _Reader:
                         del data[key]
                         dropped.add(key)
                         removed = True
-                if not removed:
+                if missing or not removed:
                     return None
         return None  # pragma: no cover - every retry removes a key
 

@@ -155,6 +155,16 @@ def test_missing_field_in_array_entry():
     assert loaded.build.drives == ()
 
 
+def test_all_problems_of_one_entry_are_reported():
+    text = GOOD.replace('bay = "front-nvme"\n', "").replace("count = 2\n", "count = -1\n")
+    loaded = import_bom(text, CAT, filename="f.toml")
+    assert {(p.rule, p.field) for p in loaded.problems} == {
+        ("bom.bad_value", "cpu.count"),
+        ("bom.missing_field", "drives[0].bay"),
+        ("bom.bad_value", "drives[0].count"),
+    }
+
+
 @pytest.mark.parametrize(
     "old, new, field, line",
     [
