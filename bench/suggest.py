@@ -11,12 +11,20 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
-from engine.estimate.resolve import resolve_arch
-from engine.suggest import suggest
-from engine.workload import Workload
-from parts.catalog import load_catalog
+# `python bench/suggest.py` puts bench/ first on sys.path, where bench/engine.py would shadow the
+# `engine` package: import from the repository root instead.
+_ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "bench"]
+sys.path.insert(0, str(_ROOT))
+
+from engine.estimate.resolve import resolve_arch  # noqa: E402
+from engine.suggest import suggest  # noqa: E402
+from engine.workload import Workload  # noqa: E402
+from parts.catalog import load_catalog  # noqa: E402
 
 CASES = [
     ("8b inference", Workload(model="llama-3.1-8b", method="inference")),
