@@ -262,6 +262,12 @@ def memory_per_gpu(
             f"activations {ckpt} recompute for {workload.micro_batch} x {workload.seq_len} "
             f"tokens per GPU (FlashAttention assumed: no s^2 scores kept)"
         )
+        notes.append(
+            f"logits + loss: {e + 8:g} B x tokens x {arch.vocab_size:,} vocab (bf16 logits, fp32 "
+            "log-softmax and its gradient); chunked-loss trainers (torchtune, litgpt) use less"
+        )
+        if workload.method in ("lora", "qlora"):
+            notes.append("LoRA dropout assumed on (a dropped copy of each adapted input is kept)")
 
     # Sharding and offload apply to the persistent state.
     if workload.training:
