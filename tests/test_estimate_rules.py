@@ -262,3 +262,13 @@ def test_zero3_weights_are_a_shard_plus_the_units_in_flight():
     full = mem(w.model_copy(update={"parallel": "ddp"}), gpus=64, arch=LLAMA3_8B).weights_bytes
     z3 = mem(w, gpus=64, arch=LLAMA3_8B).weights_bytes
     assert z3 - full / 64 >= 128256 * 4096 * 2
+
+
+def test_long_context_advice_points_at_tensor_parallel_and_fused_loss():
+    """More data-parallel GPUs do not shrink per-GPU activations; TP and a fused loss do."""
+    w = Workload(method="lora", seq_len=65536)
+    assert min_gpus(w, GPU_48GB, arch=LLAMA3_8B) is None
+    advice = {label.split(" (")[0].split(":")[0]: fits for label, _, fits in
+              suggest_changes(w, GPU_48GB, 1, arch=LLAMA3_8B)}  # fmt: skip
+    assert advice["tensor parallel 8 inside one server"] is True
+    assert any(label.startswith("a fused/chunked cross-entropy") for label in advice)

@@ -293,13 +293,13 @@ def suggest_changes(
     cap = usable_bytes(gpu)
     out: list[tuple[str, float, bool]] = []
 
-    def trial(label: str, **changes) -> None:
+    def trial(label: str, n: int = gpus, **changes) -> None:
         try:
             w = workload.model_copy(update=changes)
             w = Workload.model_validate(w.model_dump())
         except ValueError:
             return
-        total = _memory(w, gpus, arch, counts)[0].total_bytes
+        total = _memory(w, n, arch, counts)[0].total_bytes
         out.append((label, total / GIB, total <= cap))
 
     if workload.training and not workload.checkpointing:
@@ -314,8 +314,20 @@ def suggest_changes(
         trial("shard everything with ZeRO-3 / FSDP", parallel="zero3")
     if workload.micro_batch > 1:
         trial("micro-batch 1", micro_batch=1)
-    if workload.seq_len > 2048:
+    now = _memory(workload, gpus, arch, counts)[0]
+    seq_heavy = now.activations_bytes + now.kv_cache_bytes > 0.3 * now.total_bytes
+    if workload.seq_len >= 256 and (seq_heavy or workload.seq_len > 8192):
         trial(f"sequence length {workload.seq_len // 2}", seq_len=workload.seq_len // 2)
+    if workload.training and workload.tp == 1:
+        n = max(gpus, 8)
+        trial(f"tensor parallel 8 inside one server ({n} GPUs)", n=n, tp=8)
+    if workload.training and now.logits_bytes > 0.1 * now.total_bytes:
+        # Not a re-estimate of another workload: the same one without materialized logits.
+        total = now.total_bytes - now.logits_bytes
+        out.append(
+            ("a fused/chunked cross-entropy (Liger, torchtune) saves up to "
+             f"{now.logits_bytes / GIB:.1f} GiB", total / GIB, total <= cap)
+        )  # fmt: skip
     if not workload.training and workload.precision in ("bf16", "fp16", "fp32"):
         trial("serve in FP8", precision="fp8")
     return out
