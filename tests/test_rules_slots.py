@@ -112,6 +112,8 @@ def test_consumer_gpu_is_error_with_explanation():
     assert "licence" in f.message and "ECC" in f.message
     assert "open-air" in f.message
     assert "NVIDIA-" in (f.fix or "")  # names a data-centre alternative
+    assert [e.op for e in f.edit] == ["place"]
+    assert_edit_fixes(b, f)
     # the consumer card is also off the chassis' supported list
     assert one(r, "slots.gpu_not_listed").severity == "warning"
     assert not of_rule(run(base_build()), "slots.consumer_gpu")

@@ -9,11 +9,12 @@ site's cooling (``Environment.cooling``).  Heat: every watt drawn ends up as hea
 
 from __future__ import annotations
 
-from engine.edits import Remove, SetCount, SetEnv
+from engine.edits import Place, Remove, SetCount, SetEnv
 from engine.report import Budget
 from engine.rules.common import finding, slot_list, watts
 from engine.rules.context import Ctx
 from engine.rules.platform import fitting_count
+from engine.rules.slots import datacenter_alternative
 
 BTU_PER_W = 3.412
 
@@ -93,6 +94,14 @@ def check(ctx: Ctx) -> None:
     for sku, slots in by_sku.items():
         g = gpus[sku]
         if g.cooling == "open_air":
+            alt = datacenter_alternative(ctx, g)
+            sl = ctx.sort_slots(slots)
+            if alt is not None and (alt.width_slots or 9) <= (g.width_slots or 0):
+                edit = tuple(Place(slot=s, sku=alt.sku) for s in sl)
+                fix = f"replace it with {alt.sku} (passive/blower, on the supported list)"
+            else:
+                edit = tuple(Remove(slot=s) for s in sl)
+                fix = "use a passive (or blower) data-centre GPU"
             ctx.add(
                 finding(
                     "cooling.open_air_gpu",
@@ -100,9 +109,9 @@ def check(ctx: Ctx) -> None:
                     f"{sku} has an open-air fan cooler: it recirculates hot air inside a server "
                     f"built for passive cards and front-to-back airflow ({slot_list(slots)})",
                     parts=(sku,),
-                    slots=ctx.sort_slots(slots),
-                    fix="use a passive (or blower) data-centre GPU",
-                    edit=tuple(Remove(slot=s) for s in ctx.sort_slots(slots)),
+                    slots=sl,
+                    fix=fix,
+                    edit=edit,
                 )
             )
         elif g.cooling == "liquid" and site_air:

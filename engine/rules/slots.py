@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine.edits import Move, Remove, SetBaseboard, SetCount
+from engine.edits import Move, Place, Remove, SetBaseboard, SetCount
 from engine.rules.common import finding, plural, slot_list
 from engine.rules.context import Ctx, is_wide
 from parts.schema import Gpu, Nic, Slot
@@ -393,10 +393,13 @@ def _check_gpu_models(ctx: Ctx) -> None:
                     "its open-air fans exhaust into the case and fight the chassis' front-to-back "
                     "airflow"
                 )
-            alt = _datacenter_alternative(ctx, g)
+            alt = datacenter_alternative(ctx, g)
             fix = "replace it with a data-centre GPU from the chassis' supported list"
+            edit: tuple = ()
             if alt:
-                fix = f"replace it with {alt} (data-centre, on the supported list)"
+                fix = f"replace it with {alt.sku} (data-centre, on the supported list)"
+                if (alt.width_slots or 9) <= (g.width_slots or 0):
+                    edit = tuple(Place(slot=s, sku=alt.sku) for s in slots_t)
             ctx.add(
                 finding(
                     "slots.consumer_gpu",
@@ -405,6 +408,7 @@ def _check_gpu_models(ctx: Ctx) -> None:
                     parts=(sku,),
                     slots=slots_t,
                     fix=fix,
+                    edit=edit,
                 )
             )
     pcie = {k: v for k, v in by_model.items() if ctx.catalog.gpus[k].form == "pcie"}
@@ -458,18 +462,26 @@ def _check_gpu_models(ctx: Ctx) -> None:
         )
 
 
-def _datacenter_alternative(ctx: Ctx, g: Gpu) -> str | None:
+def datacenter_alternative(ctx: Ctx, g: Gpu) -> Gpu | None:
+    """The smallest supported data-centre PCIe GPU with at least the card's memory and (when both
+    figures are known) its dense BF16 throughput."""
     cands = [
         ctx.catalog.gpus[s]
         for s in ctx.chassis.gpu_skus
         if s in ctx.catalog.gpus
         and ctx.catalog.gpus[s].datacenter
         and ctx.catalog.gpus[s].form == "pcie"
+        and ctx.catalog.gpus[s].cooling in ("passive", "blower")
     ]
+    limit = ctx.chassis.max_gpu_tdp_air_w
+    if limit is not None:
+        cands = [c for c in cands if (c.tdp_w or 0) <= limit]
     cands = [c for c in cands if c.memory_gb >= g.memory_gb] or cands
+    if g.bf16_tflops_dense is not None:
+        cands = [c for c in cands if (c.bf16_tflops_dense or 0) >= g.bf16_tflops_dense] or cands
     if not cands:
         return None
-    return min(cands, key=lambda c: (c.memory_gb, c.sku)).sku
+    return min(cands, key=lambda c: (c.memory_gb, c.tdp_w or 0, c.sku))
 
 
 def _check_baseboard(ctx: Ctx) -> None:
@@ -515,6 +527,15 @@ def _check_baseboard(ctx: Ctx) -> None:
         )
         return
     if ch.baseboard_skus and b.baseboard not in ch.baseboard_skus:
+        # Prefer a supported board whose GPUs have at least the memory of the ones chosen.
+        have = ctx.baseboard_gpu.memory_gb if ctx.baseboard_gpu else 0.0
+
+        def mem(sku: str) -> float:
+            bb = ctx.catalog.baseboards.get(sku)
+            g = ctx.catalog.gpus.get(bb.gpu_sku) if bb else None
+            return g.memory_gb if g else 0.0
+
+        first = min(ch.baseboard_skus, key=lambda s: (mem(s) < have, -mem(s), s))
         ctx.add(
             finding(
                 "slots.baseboard_not_supported",
