@@ -227,6 +227,8 @@ def test_estimate_never_raises_and_is_consistent(w, gpus, arch):
     assert est.fits == (m.total_bytes <= est.usable_bytes)
     if est.fits and gpus == 1:
         assert est.min_gpus == 1
+    if est.fits:
+        assert est.min_gpus is not None and est.min_gpus <= gpus
     data = est.to_json()
     assert data["memory_per_gpu"]["total_bytes"] == round(m.total_bytes)
 

@@ -208,6 +208,8 @@ def estimate(
     usable = usable_bytes(gpu)
     fits = mem.total_bytes <= usable
     needed = gpus if fits and gpus == 1 else min_gpus(workload, gpu, arch=arch, counts=counts)
+    if fits and (needed is None or needed > gpus):
+        needed = gpus  # the counts min_gpus scans may skip this one (tp not dividing 8)
     notes.append(
         f"overhead = CUDA context; fit needs total <= {100 * (1 - FRAGMENTATION_MARGIN):.0f}% "
         "of the GPU's memory (allocator fragmentation)"
