@@ -57,10 +57,14 @@ FRAGMENTATION_MARGIN = 0.05
 
 # ----------------------------------------------------------------------------- utilisation
 
-#: Default model FLOPs utilisation for training (fraction of the GPU's dense BF16 peak doing
-#: model FLOPs).  Llama 3 paper (Dubey et al. 2024, arXiv:2407.21783, Table 4): 38-43 % BF16 MFU
-#: on 8k-16k H100s for the 405B model; BLOOM (Le Scao et al. 2022, arXiv:2211.05100) reports
-#: 150 TFLOPS per A100 (48 %) with Megatron-DeepSpeed.  0.40 is the low end of those.
+#: Default model FLOPs utilisation for training (fraction of the GPU's dense peak doing model
+#: FLOPs), the same for every GPU class because the published figures agree:
+#: Hopper: Llama 3 paper (Dubey et al. 2024, arXiv:2407.21783, Table 4): 38-43 % BF16 MFU on
+#: 8k-16k H100s for the 405B model.
+#: Ampere: Megatron-LM (Narayanan et al. 2021, arXiv:2104.04473): 163 TFLOPS per A100 = 52 % of
+#: peak counting the recompute forward; without it (3/4 of those FLOPs) that is ~39 % MFU.
+#: No comparable public figure exists for PCIe / workstation cards (L40S, RTX); the same value is
+#: used and is overridable with ``--mfu``.
 DEFAULT_MFU = 0.40
 
 #: QLoRA steps are slower than LoRA steps at equal FLOPs: each frozen NF4 weight is dequantized
