@@ -44,9 +44,10 @@ MASTER_WEIGHT_BYTES = 4.0
 # ----------------------------------------------------------------------------- runtime overhead
 
 #: CUDA context + cuBLAS/cuDNN handles that every process creates on its GPU and that PyTorch's
-#: allocator does not report.  PyTorch's CUDA notes ("CUDA semantics: memory management") say
-#: the context is not counted by ``memory_allocated``; measured sizes on Ampere/Hopper with
-#: CUDA 12 lazy module loading are a few hundred MiB.  We take 0.5 GiB.
+#: allocator does not report (torch.cuda.memory_allocated docs: "some context needs to be
+#: created on GPU").  PyTorch PR #86509 (https://github.com/pytorch/pytorch/pull/86509) measured
+#: the bare context at 287,047,680 bytes with CUDA lazy module loading (666,632,192 without);
+#: cuBLAS/cuDNN handles and workspaces created at the first matmul add to it.  We take 0.5 GiB.
 CUDA_CONTEXT_BYTES = 0.5 * GIB
 
 #: Share of the GPU's physical memory left free to absorb allocator fragmentation: the caching
