@@ -112,6 +112,25 @@ def test_mlperf_llama2_70b_lora_8xh100_minutes():
     assert minutes == pytest.approx(29.10, rel=0.30), f"{minutes:.1f} min"
 
 
+# NVIDIA NeMo Framework performance page, Llama-2 inference, "Chatbot Conversation use case"
+# (https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html): input 128
+# tokens, output 20 tokens, TP 1; average latency of Llama-2-7B: batch 1: A100 80GB SXM4
+# 234.0 ms, H100 80GB HBM3 153.8 ms; batch 8: A100 329.5 ms, H100 199.2 ms.
+@pytest.mark.parametrize(
+    "gpu, batch, published_ms",
+    [(A100_80GB, 1, 234.0), (H100_SXM, 1, 153.8), (A100_80GB, 8, 329.5), (H100_SXM, 8, 199.2)],
+    ids=["a100-b1", "h100-b1", "a100-b8", "h100-b8"],
+)
+def test_inference_latency_matches_nemo(gpu, batch, published_ms):
+    """Prefill of the batch (compute-bound) + 20 decode steps (bandwidth-bound)."""
+    w = Workload(method="inference", seq_len=128 + 20, micro_batch=batch)
+    est = estimate(w, gpu, 1, arch=LLAMA2_7B)
+    prefill_s = 128 * batch / est.prefill_tokens_per_s
+    decode_s = 20 * batch / est.decode_tokens_per_s
+    latency_ms = 1e3 * (prefill_s + decode_s)
+    assert latency_ms == pytest.approx(published_ms, rel=0.20), f"{latency_ms:.0f} ms"
+
+
 def test_recompute_and_qlora_cost_more_time():
     base = dict(method="lora", tokens=1e9, seq_len=2048)
     plain = estimate(Workload(**base, grad_checkpointing=False), A100_80GB, 1, arch=LLAMA2_7B)
