@@ -193,3 +193,9 @@ def _edits_fix_their_findings(build, catalog):
 @given(start=start_builds(FIX), edits=st.lists(edit_strategy(FIX), max_size=8))
 def test_every_offered_edit_fixes_its_finding(start, edits):
     _edits_fix_their_findings(apply_tolerant(start, edits), FIX)
+
+
+@SETTINGS
+@given(start=start_builds(BUNDLED), edits=st.lists(edit_strategy(BUNDLED), max_size=8))
+def test_every_offered_edit_fixes_its_finding_bundled(start, edits):
+    _edits_fix_their_findings(apply_tolerant(start, edits), BUNDLED)

@@ -112,11 +112,13 @@ def find_destination(
     occ = ctx.build.slots
     idx = ctx.idx
     src_socket = idx.socket_of_slot.get(src)
+    # a slot a bridge set already claims (an empty end of a bridge) is not free
+    claimed = {s for br in ctx.build.bridges for s in br.slots}
     best: tuple | None = None
     best_id: str | None = None
     for s in ctx.chassis.slots:
         sid = s.id
-        if sid == src or sid in occ or sid in avoid:
+        if sid == src or sid in occ or sid in avoid or sid in claimed:
             continue
         if idx.socket_of_slot.get(sid, 1) > max(ctx.cpu_count, 1):
             continue
