@@ -64,6 +64,7 @@ class SlotwiseApp(App[int]):
         autosave: bool = True,
         evaluate: Callable[[Build, Catalog], Report] | None = None,
         cursor_blink: bool = True,
+        build: Build | None = None,
     ) -> None:
         super().__init__()
         self.bom_arg = None if bom is None else str(bom)
@@ -80,6 +81,7 @@ class SlotwiseApp(App[int]):
         self._autosave_warned = False
         self._too_small = None
         self.cursor_blink = cursor_blink  # False in tests/screenshots: deterministic frames
+        self.initial_build = build  # start on this build (screenshots, tests): no chooser
 
     # ------------------------------------------------------------------------- start-up
     def compose(self) -> ComposeResult:
@@ -128,6 +130,10 @@ class SlotwiseApp(App[int]):
         )
         if loaded is not None:
             self._open_loaded(loaded)
+            return
+        if self.initial_build is not None:
+            self.meta = BomMeta.new(clock=self.clock)
+            self.start(History(self.initial_build), saved=None)
             return
         state = self.autosave.load() if self.autosave else None
         if self.autosave and self.autosave.problem:

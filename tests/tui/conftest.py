@@ -24,6 +24,7 @@ def state_dir(tmp_path, monkeypatch):
     d = tmp_path / "state"
     monkeypatch.setenv("SLOTWISE_STATE_DIR", str(d))
     monkeypatch.delenv("SLOTWISE_CATALOG", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
     return d
 
 
@@ -31,8 +32,10 @@ def state_dir(tmp_path, monkeypatch):
 def make_app(catalog, state_dir):
     def make(**kw) -> SlotwiseApp:
         kw.setdefault("catalog", catalog)
-        return SlotwiseApp(
+        app = SlotwiseApp(
             state_dir=state_dir, clock=fixed_clock(FIXED_NOW), cursor_blink=False, **kw
         )
+        app.animation_level = "none"  # no scroll/tab animations for the pilot to wait on
+        return app
 
     return make

@@ -113,7 +113,7 @@ async def test_undo_redo_with_ctrl_keys_and_letters(make_app):
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         await choose_chassis(pilot)
-        await pick(pilot, "slot:1", "h200 nvl")
+        await pick(pilot, "slot:1", "h200")
         await pick(pilot, "slot:2", "l40s")
         assert app.history.current.slots == {"1": GPU, "2": "NVIDIA-L40S-48GB"}
         await pilot.press("ctrl+z")
@@ -169,7 +169,7 @@ async def test_selecting_a_finding_marks_its_slots(make_app):
         await started(pilot)
         await choose_chassis(pilot)
         narrow = single_width_slot(app.catalog)
-        await pick(pilot, f"slot:{narrow}", "h200 nvl")
+        await pick(pilot, f"slot:{narrow}", "h200")
         rule = next(f.rule for f in app.report.findings if narrow in f.slots)
         await select_finding(pilot, rule)
         cmap = app.screen.query_one(ChassisMap)
@@ -199,7 +199,7 @@ async def test_quit_with_unsaved_work_asks_and_resume_restores(make_app):
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         await choose_chassis(pilot)
-        await pick(pilot, "slot:1", "h200 nvl")
+        await pick(pilot, "slot:1", "h200")
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
@@ -264,7 +264,7 @@ async def test_help_and_command_palette(make_app):
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         await choose_chassis(pilot)
-        await pick(pilot, "slot:1", "h200 nvl")
+        await pick(pilot, "slot:1", "h200")
         await pilot.press("f1")
         await pilot.pause()
         from tui.screens.help import HelpScreen

@@ -53,6 +53,9 @@ def bar(b: Budget, width: int) -> Text:
                 STACK_GLYPHS[i % len(STACK_GLYPHS)] * n, style=STACK_STYLES[i % len(STACK_STYLES)]
             )
             cells_used += n
+    elif b.available is None:  # no limit to compare with: say so instead of a full bar
+        t.append("░" * width, style="dim")
+        return t
     else:
         n = min(width, round(width * max(b.used, 0) / scale))
         t.append("█" * n, style="red" if b.over else "green")

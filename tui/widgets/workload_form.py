@@ -85,7 +85,7 @@ class WorkloadForm(Vertical):
             self.query_one("#wl-batch", Input).value = str(w.micro_batch)
             self.query_one("#wl-parallel", Select).value = w.parallel or "auto"
             self.query_one("#wl-tp", Input).value = str(w.tp)
-            self.query_one("#wl-tokens", Input).value = "" if w.tokens is None else f"{w.tokens:g}"
+            self.query_one("#wl-tokens", Input).value = fmt_count(w.tokens)
             self.query_one("#wl-days", Input).value = (
                 "" if w.target_days is None else f"{w.target_days:g}"
             )
@@ -138,13 +138,21 @@ class WorkloadForm(Vertical):
             where = ".".join(str(x) for x in err["loc"]) or "workload"
             return None, f"{where}: {err['msg']}"
 
+    def _by_user(self, widget) -> bool:
+        """Only edits the user makes count: ``load()`` sets values programmatically, and the
+        Changed messages it causes arrive later, when the fields may be half loaded."""
+        focused = self.screen.focused
+        return focused is not None and (focused is widget or widget in focused.ancestors)
+
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self._emit()
+        if self._by_user(event.input):
+            self._emit()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        self._emit()
+        if self._by_user(event.select):
+            self._emit()
 
     def _emit(self) -> None:
         w, problem = self.read()
@@ -154,6 +162,16 @@ class WorkloadForm(Vertical):
         self, report: Report | None, workload: Workload | None, problem: str | None = None
     ) -> None:
         self.query_one("#verdict", Static).update(verdict_text(report, workload, problem))
+
+
+def fmt_count(value: float | None) -> str:
+    """2e9 -> '2B' (the suffixes engine.workload.parse_count reads back)."""
+    if value is None:
+        return ""
+    for mult, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if value >= mult:
+            return f"{value / mult:g}{suffix}"
+    return f"{value:g}"
 
 
 def verdict_text(
@@ -210,10 +228,9 @@ def verdict_text(
             if f.rule.startswith(("workload", "fit", "estimate")):
                 t.append_text(finding_text(f))
                 t.append("\n")
-        for name in ("gpu_memory", "train_time"):
-            b = report.budget(name)
-            if b is not None:
-                t.append_text(budget_text(b, 56))
+        b = report.budget("gpu_memory")  # time to train is the line above; all bars: F3
+        if b is not None:
+            t.append_text(budget_text(b, 56))
     if est is not None:
         notes = getattr(getattr(est, "assumptions", None), "notes", None) or []
         for n in notes[:3]:
