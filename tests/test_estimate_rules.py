@@ -274,3 +274,19 @@ def test_long_context_advice_points_at_tensor_parallel_and_fused_loss():
               suggest_changes(w, GPU_48GB, 1, arch=LLAMA3_8B)}  # fmt: skip
     assert advice["tensor parallel 8 inside one server"] is True
     assert any(label.startswith("a fused/chunked cross-entropy") for label in advice)
+
+
+def test_moe_decode_reads_more_experts_as_the_batch_grows():
+    """Top-2 of 8 experts: one sequence reads 2/8 of the routed weights, 64 read nearly all."""
+    one = estimate(Workload(method="inference", seq_len=512), A100_80GB, 1, arch=MIXTRAL)
+    many = estimate(
+        Workload(method="inference", seq_len=512, micro_batch=64), A100_80GB, 1, arch=MIXTRAL
+    )
+    per_seq_one = one.decode_tokens_per_s
+    per_seq_many = many.decode_tokens_per_s / 64
+    assert per_seq_many < per_seq_one
+    counts = count_params(MIXTRAL)
+    # batch 1 streams the active weights (12.9B), not all 46.7B
+    assert one.decode_tokens_per_s == pytest.approx(
+        2039e9 * 0.6 / (2 * counts.active + one.memory_per_gpu.kv_cache_bytes), rel=0.01
+    )

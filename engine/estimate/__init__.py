@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.estimate.compute import (
     decode_tokens_per_s,
+    decode_weight_params,
     flops_per_token,
     peak_flops,
     train_seconds,
@@ -239,7 +240,8 @@ def estimate(
         prefill = used * peak * mfu / flops.forward
     if not workload.training and gpu.memory_bw_gbs:
         # Every decode step reads this GPU's weights and its KV cache once.
-        w_read = counts.active * weight_bytes_per_param(workload) / tp
+        weights_read = decode_weight_params(arch, counts, workload.micro_batch)
+        w_read = weights_read * weight_bytes_per_param(workload) / tp
         read = w_read + mem.kv_cache_bytes
         step_flops = workload.micro_batch * flops.forward / tp
         decode = dp * decode_tokens_per_s(

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from engine.estimate.activations import layer_dims
 from engine.estimate.constants import QLORA_SLOWDOWN
-from engine.estimate.params import ParamCounts, lora_params
+from engine.estimate.params import ParamCounts, expert_intermediate, lora_params
 from engine.workload import Workload
 from parts.schema import Gpu, ModelPreset
 
@@ -70,6 +70,22 @@ def flops_per_token(arch: ModelPreset, workload: Workload, counts: ParamCounts) 
         model = 6.0 * n + 3.0 * attn_fwd
     recompute = forward if workload.checkpointing else 0.0
     return Flops(model=model, recompute=recompute, forward=forward)
+
+
+def decode_weight_params(arch: ModelPreset, counts: ParamCounts, sequences: int) -> float:
+    """Weights one decode step reads: everything a token uses, and for MoE the routed experts
+    any of the ``sequences`` tokens picks.  With uniform routing of top-k of E experts, a
+    given expert is idle for all B tokens with probability (1 - k/E)^B, so the expected share
+    of routed experts read is 1 - (1 - k/E)^B (all of them for large batches)."""
+    if not counts.moe_layers or not arch.num_experts:
+        return float(counts.active)
+    experts = arch.num_experts
+    k = min(arch.num_experts_per_tok or experts, experts)
+    per_expert = 3 * arch.hidden_size * expert_intermediate(arch)
+    routed_all = counts.moe_layers * experts * per_expert
+    routed_active = counts.moe_layers * k * per_expert
+    share = 1.0 - (1.0 - k / experts) ** max(1, sequences)
+    return float(counts.active - routed_active + routed_all * share)
 
 
 def peak_flops(gpu: Gpu, precision: str) -> tuple[float | None, str]:
