@@ -39,7 +39,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.estimate.params import expert_intermediate, head_dim, is_mla, layer_split
+from engine.estimate.params import (
+    FOUR_NORM_MODEL_TYPES,
+    expert_intermediate,
+    head_dim,
+    is_mla,
+    layer_split,
+)
 from engine.workload import Workload
 from parts.schema import ModelPreset
 
@@ -86,7 +92,7 @@ def layer_dims(arch: ModelPreset) -> LayerDims:
     if moe:
         topk = min(arch.num_experts_per_tok or 1, arch.num_experts or 1)
         moe_inter = expert_intermediate(arch) * (topk + (arch.n_shared_experts or 0))
-    norms = 4 if arch.model_type in ("gemma2", "gemma3", "gemma3_text") else 2
+    norms = 4 if arch.model_type in FOUR_NORM_MODEL_TYPES else 2
     return LayerDims(
         hidden=h,
         q_dim=q_dim,
