@@ -75,8 +75,13 @@ def run(args: argparse.Namespace) -> int:
     catalog = get_catalog(args)
     gpu = find_gpu(catalog, args.gpu)
     arch, warnings = _resolve(args, workload, catalog)
-    est = estimate(workload, gpu, args.gpus, arch=arch, gpus_per_server=args.gpus_per_server)
-    advice = [] if est.fits else suggest_changes(workload, gpu, args.gpus, arch=arch)
+    try:
+        est = estimate(workload, gpu, args.gpus, arch=arch, gpus_per_server=args.gpus_per_server)
+        advice = [] if est.fits else suggest_changes(workload, gpu, args.gpus, arch=arch)
+    except (ArithmeticError, ValueError) as exc:  # a degenerate architecture (zero widths...)
+        raise UsageError(
+            f"could not estimate {arch.sku}: {exc}; check the architecture numbers ({arch.source})"
+        ) from None
     if args.json:
         data = est.to_json()
         data["model"] = arch.sku
