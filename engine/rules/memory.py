@@ -6,10 +6,12 @@ every channel of every socket holds the same DIMMs (Intel/Supermicro population 
 channels symmetrically, one DIMM per channel before two).  At two DIMMs per channel the CPU's
 supported speed drops (``Cpu.memory_mts_2dpc``, e.g. 4400 MT/s on 4th Gen Xeon, reference S50).
 
-Host vs GPU memory: NVIDIA's DGX systems ship with well over 2x as much system memory as GPU
-memory (DGX H100: 2 TB DDR5 for 8 x 80 GB = 640 GB HBM3, 3.2x; NVIDIA DGX H100 datasheet).  Below
-1x the host cannot hold one copy of what the GPUs hold (checkpoint load/save, pinned staging
-buffers, ZeRO/FSDP CPU offload), which we flag as a warning; between 1x and 2x as information.
+Host vs GPU memory: NVIDIA's DGX H100 / H200 carry 2 TB of system memory (32 DIMMs) for 640 GB
+(DGX H100, 3.2x) or 1,128 GB (DGX H200, 1.8x) of GPU memory (NVIDIA DGX H100/H200 user guide,
+hardware overview: https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html).
+Below 1x the host cannot hold one copy of what the GPUs hold (checkpoint load/save, pinned
+staging buffers, ZeRO/FSDP CPU offload), which we flag as a warning; between 1x and 2x as
+information, naming both DGX ratios so the reader can judge.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from engine.rules.common import finding
 from engine.rules.context import Ctx
 
 RATIO_WARN = 1.0  # below: warning
-RATIO_GOOD = 2.0  # below: info; the DGX H100 design point is 3.2x
+RATIO_GOOD = 2.0  # below: info (DGX H100 3.2x, DGX H200 1.8x)
 
 
 def balanced_counts(channels: int, sockets: int, slots: int | None) -> list[int]:
@@ -211,8 +213,9 @@ def check(ctx: Ctx) -> None:
                     "memory.host_vs_gpu",
                     sev,
                     f"{host_gb:,.0f} GB of system memory for {gpu_gb:,.0f} GB of GPU memory "
-                    f"({ratio:.2f}x): NVIDIA's DGX designs give the host over 2x the GPU memory "
-                    "(DGX H100: 2 TB for 640 GB) for checkpoints, data loading and CPU offload",
+                    f"({ratio:.2f}x): NVIDIA's DGX H100 / H200 carry 2 TB of system memory for "
+                    "640 GB / 1,128 GB of GPU memory (3.2x / 1.8x); the host needs room for "
+                    "checkpoints, data loading and CPU offload",
                     parts=(dimm.sku,),
                     fix=f"fit {fits[0]} x {dimm.sku} ({fits[0] * per:,} GB)"
                     if fits
