@@ -34,8 +34,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+# bench/ holds other scripts (bench/engine.py) that would shadow the ``engine`` package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
 
 from engine.estimate import estimate  # noqa: E402
 from engine.estimate.params import linear_params_by_module  # noqa: E402
