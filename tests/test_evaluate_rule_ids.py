@@ -53,3 +53,24 @@ def test_bridge_in_a_chassis_without_known_groups():
 def test_every_finding_of_the_rule_tests_has_a_listed_id():
     for b in (base_build(), base_build(slots={"3": "FIX-GPU-CONSUMER"}, bridges=())):
         assert run(b).rules() <= set(RULES)
+
+
+def test_cpu_not_on_the_chassis_list_is_a_warning_with_a_swap():
+    from fixtures_catalog.helpers import assert_edit_fixes
+
+    b = base_build(chassis="FIX-HGX-AIR", cpu="XEON-6448Y", slots={}, bridges=(), drives=())
+    f = one(run(b), "platform.cpu_not_listed")
+    assert f.severity == "warning" and f.edit[0].sku == "XEON-8480+"
+    assert_edit_fixes(b, f)
+    assert not run(base_build()).rules() & {"platform.cpu_not_listed"}
+
+
+def test_root_without_a_lane_count_is_reported():
+    # FIX-BARE's CPU root has no lane figure and FIX-CPU-NOFIGS none either
+    b = base_build(
+        chassis="FIX-BARE", cpu="FIX-CPU-NOFIGS", cpu_count=1, slots={"1": H200}, bridges=()
+    )
+    r = run(b)
+    f = one(r, "lanes.unknown_root")
+    assert f.severity == "info" and "cpu1 (16 lanes in use)" in f.message
+    assert r.budget("lanes:cpu1").available is None
