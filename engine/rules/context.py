@@ -44,10 +44,6 @@ class ChassisIndex:
     nvlink_groups: frozenset[frozenset[str]]
     groups_by_size: dict[int, tuple[tuple[str, ...], ...]]
 
-    def socket_of_root(self, root_id: str) -> int | None:
-        r = self.root.get(root_id)
-        return r.socket if r else None
-
 
 def _build_index(ch: Chassis) -> ChassisIndex:
     slot = {s.id: s for s in ch.slots}
@@ -145,37 +141,10 @@ class Ctx:
         order = self.idx.slot_order
         return tuple(sorted(slots, key=lambda s: (order.get(s, 10_000), s)))
 
-    def free_slots(self) -> list[str]:
-        """Slots that are empty and not blocked by a double-width neighbour, in manual order."""
-        occ = self.build.slots
-        out = []
-        for s in self.chassis.slots:
-            if s.id in occ:
-                continue
-            if any(
-                c in occ and _is_wide(self.part_in(c)) for c in self.idx.covered_by.get(s.id, ())
-            ):
-                continue
-            out.append(s.id)
-        return out
-
     def part_in(self, slot_id: str) -> Gpu | Nic | None:
         return self.gpus.get(slot_id) or self.nics.get(slot_id)
 
 
-def _is_wide(part: Gpu | Nic | None) -> bool:
-    return part is not None and (part.width_slots or 1) >= 2
-
-
 def is_wide(part: Gpu | Nic | None) -> bool:
     """A card two or more slots wide (blocks the slot's ``covers`` neighbour)."""
-    return _is_wide(part)
-
-
-def card_lanes(part: Gpu | Nic) -> int | None:
-    return part.pcie_lanes
-
-
-def part_label(part: Any) -> str:
-    """Short label for messages: the SKU."""
-    return getattr(part, "sku", str(part))
+    return part is not None and (part.width_slots or 1) >= 2
