@@ -53,8 +53,14 @@ def one_run() -> float:
         code = CHILD.format(root=str(ROOT), state=state)
         env = {k: v for k, v in os.environ.items() if k not in ("SLOTWISE_CATALOG", "NO_COLOR")}
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
         assert proc.stdout is not None
         line = proc.stdout.readline()
         t1 = time.perf_counter()
@@ -73,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         ms = one_run()
         times.append(ms)
         print(f"run {i + 1}: {ms:.0f} ms")
-    print(f"min {min(times):.0f} ms, median {statistics.median(times):.0f} ms, "
-          f"max {max(times):.0f} ms over {len(times)} runs")
+    print(
+        f"min {min(times):.0f} ms, median {statistics.median(times):.0f} ms, "
+        f"max {max(times):.0f} ms over {len(times)} runs"
+    )
     print(f"first_frame_ms={statistics.median(times):.0f}")
     return 0
 

@@ -278,6 +278,11 @@ class SlotwiseApp(App[int]):
         self.notify(f"Redid: {label}")
         self._changed()
 
+    def recheck(self) -> None:
+        """Re-run the engine on the same build (e.g. after a model config was downloaded)."""
+        if self.history is not None:
+            self._changed(reload_form=False)
+
     def _changed(self, reload_form: bool = True) -> None:
         self.report = self.evaluate_build(self.history.current)
         self._save_state()

@@ -288,3 +288,43 @@ async def test_no_color_still_says_error_in_words(make_app, monkeypatch):
         await choose_chassis(pilot)
         assert app.no_color
         assert "ERROR" in status_text(app)
+
+
+async def test_workload_from_a_config_json_file(make_app, catalog, tmp_path):
+    import json
+
+    from engine.build import Build
+
+    preset = catalog.models["llama-3.1-8b"]
+    skip = {
+        "sku",
+        "name",
+        "source",
+        "confidence",
+        "notes",
+        "field_sources",
+        "kind",
+        "published_params_b",
+        "published_active_params_b",
+        "hf_id",
+    }
+    cfg = {k: v for k, v in preset.model_dump().items() if k not in skip and v is not None}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    app = make_app(build=Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await set_input(pilot, app.screen.query_one("#wl-config", Input), str(path))
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.history.current.workload.config == str(path)
+        verdict = str(app.screen.query_one("#verdict", Static).render())
+        assert "FITS" in verdict, verdict
+        # A bad value is reported next to the form, naming the field; the build keeps the
+        # last good workload (deleting "2048" passed through 204, 20 and 2).
+        await set_input(pilot, app.screen.query_one("#wl-seq", Input), "")
+        verdict = str(app.screen.query_one("#verdict", Static).render())
+        assert "Sequence length" in verdict
+        assert app.history.current.workload.seq_len == 2

@@ -5,6 +5,7 @@ the cursor: every change goes through the app (``apply_edits``), which re-runs t
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -157,6 +158,35 @@ class BuildScreen(Screen[None]):
                 return
         form = self.query_one(WorkloadForm)
         form.show_verdict(self.app.report, self.app.history.current.workload, self.form_problem)
+
+    def on_workload_form_fetch(self, event: WorkloadForm.Fetch) -> None:
+        self.notify(f"Reading the model config {event.workload.config} …")
+        self._fetch_config(event.workload)
+
+    @work(thread=True, exclusive=True, group="fetch-config")
+    def _fetch_config(self, workload) -> None:
+        """evaluate() resolves models offline only; this fills the cache (file or the
+        Hugging Face hub), then the build is re-checked."""
+        from engine.estimate.resolve import ModelResolveError, resolve_arch
+
+        try:
+            arch = resolve_arch(workload, self.app.catalog, offline=False)
+        except ModelResolveError as exc:
+            self.app.call_from_thread(self._fetched, None, str(exc))
+            return
+        except Exception as exc:  # network stack errors: say so, never crash
+            self.app.call_from_thread(self._fetched, None, f"{type(exc).__name__}: {exc}")
+            return
+        self.app.call_from_thread(self._fetched, arch.name, None)
+
+    def _fetched(self, name: str | None, problem: str | None) -> None:
+        if problem:
+            self.form_problem = problem
+            self.notify(problem, severity="error", timeout=8)
+        else:
+            self.form_problem = None
+            self.notify(f"Model config read: {name}")
+        self.app.recheck()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane = event.pane.id

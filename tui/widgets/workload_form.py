@@ -38,6 +38,13 @@ class WorkloadForm(Vertical):
             self.workload = workload
             self.problem = problem
 
+    class Fetch(Message):
+        """Enter in the config / HF id field: resolve it (may download) off the event loop."""
+
+        def __init__(self, workload: Workload) -> None:
+            super().__init__()
+            self.workload = workload
+
     def __init__(self, presets: list[tuple[str, str]], **kw) -> None:
         super().__init__(**kw)
         self.presets = presets  # (label, id)
@@ -50,7 +57,7 @@ class WorkloadForm(Vertical):
                 self.presets, prompt="type to search presets", id="wl-model", type_to_search=True
             )
             yield Label("or config / HF id")
-            yield Input(placeholder="path/to/config.json or org/model", id="wl-config")
+            yield Input(placeholder="config.json path or org/model, then Enter", id="wl-config")
             yield Label("Method")
             yield Select(
                 [(m, m) for m in METHODS], value="inference", allow_blank=False, id="wl-method"
@@ -148,6 +155,13 @@ class WorkloadForm(Vertical):
         event.stop()
         if self._by_user(event.input):
             self._emit()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "wl-config":
+            w, problem = self.read()
+            if w is not None and w.config:
+                self.post_message(self.Fetch(w))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
