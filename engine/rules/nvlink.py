@@ -213,7 +213,7 @@ def check(ctx: Ctx) -> None:
                     f"{bf.count} x {bf.sku}; {models[0]} needs "
                     f"{'exactly ' if not few else ''}{br.per_group} per "
                     f"{'pair' if br.ways == 2 else 'group'}"
-                    + (" (all of them are required for NVLink to work)" if few else ""),
+                    + (" (NVIDIA specifies the full set per group)" if few else ""),
                     parts=(bf.sku, models[0]),
                     slots=group,
                     fix=f"fit {br.per_group} x {bf.sku} on {slot_list(group)}",

@@ -357,8 +357,9 @@ def _short(
         )
     without = n * unit
     tail = (
-        f"; without redundancy {n} x {watts(unit)} = {watts(without)} would carry it, but one "
-        f"{'PSU' if env.redundancy == 'N+1' else 'feed'} failing would shut the server down"
+        f"; without redundancy {n} x {watts(unit)} = {watts(without)} would carry it, but after "
+        f"a {'PSU' if env.redundancy == 'N+1' else 'feed'} failure the rest cannot (the "
+        "server throttles or shuts down)"
         if without >= total
         else f"; even all {n} PSUs together ({watts(without)}) are short"
     )

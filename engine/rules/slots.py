@@ -329,8 +329,8 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
             finding(
                 "slots.purpose",
                 "warning",
-                f"slot {slot.label} is meant for a NIC (no GPU power/airflow path per the "
-                f"chassis layout); {sku} sits there",
+                f"slot {slot.label} is a NIC slot in the chassis layout; GPU power cables and "
+                f"airflow are planned for the GPU slots, and {sku} sits here",
                 parts=(sku,),
                 slots=(sid,),
                 fix="move the GPU to a GPU slot",
@@ -382,10 +382,12 @@ def _check_gpu_models(ctx: Ctx) -> None:
                 )
             )
         if not g.datacenter:
-            why = [
-                "it is sold as a consumer/workstation card, not for servers",
-                "NVIDIA's GeForce driver licence does not allow data-centre deployment",
-            ]
+            why = ["NVIDIA does not sell it for servers (not a data-centre product)"]
+            if "geforce" in g.name.lower():
+                why.append(
+                    "the GeForce driver licence excludes data-centre deployment (NVIDIA GeForce "
+                    "software licence, 'No Datacenter Deployment')"
+                )
             if g.ecc is False:
                 why.append("its memory has no ECC")
             elif g.ecc is None:
