@@ -1,0 +1,115 @@
+"""The TUI's plain-data pieces (no Textual): undo/redo history, map rows and the picker model,
+over every chassis in the bundled catalog."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.build import Build
+from engine.evaluate import evaluate
+from engine.report import Report
+from tui.history import History
+from tui.screens.picker_model import EMPTY, choices, edits_for, target_for
+from tui.widgets.map_rows import map_rows
+
+
+def _b(n: int) -> Build:
+    return Build(chassis="C", cpu_count=n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 5), st.sampled_from(["undo", "redo"])), max_size=40))
+def test_history_matches_a_simple_model(ops):
+    """Undo/redo behave like two stacks: checked against a list-and-index model."""
+    h = History(_b(0))
+    states, pos = [_b(0)], 0
+    for op in ops:
+        if op == "undo":
+            h.undo()
+            pos = max(0, pos - 1)
+        elif op == "redo":
+            h.redo()
+            pos = min(len(states) - 1, pos + 1)
+        else:
+            if h.push(_b(op), "set"):
+                states = states[: pos + 1] + [_b(op)]
+                pos += 1
+        assert h.current == states[pos]
+        assert h.can_undo == (pos > 0)
+        assert h.can_redo == (pos < len(states) - 1)
+
+
+def test_history_coalesces_and_restores():
+    h = History(_b(0))
+    h.push(_b(1), "typing", coalesce="workload")
+    h.push(_b(2), "typing", coalesce="workload")
+    assert h.undo() == "typing" and h.current == _b(0)  # one step for the whole burst
+    h2 = History.restore(_b(3), undo=[_b(1), _b(2)], redo=[_b(4)])
+    assert h2.undo_builds == [_b(1), _b(2)] and h2.redo_builds == [_b(4)]
+    h2.undo()
+    assert h2.current == _b(2)
+
+
+def test_every_chassis_every_row_has_a_picker(catalog):
+    """Every selectable map row of every chassis opens a picker whose choices evaluate."""
+    for sku, chassis in catalog.chassis.items():
+        build = Build(chassis=sku)
+        report = evaluate(build, catalog)
+        rows = map_rows(chassis, build, catalog, report)
+        assert [r for r in rows if r.kind == "slot"] or not chassis.slots
+        assert len({r.key for r in rows}) == len(rows), f"{sku}: duplicate row keys"
+        for row in rows:
+            if not row.selectable:
+                continue
+            target = target_for(row.key, chassis, build)
+            assert target is not None, (sku, row.key)
+            opts = choices(target, build, chassis, catalog, evaluate, report,
+                           target.default_count)
+            if target.kind in ("slot", "cpu", "psu", "env"):
+                assert opts, (sku, row.key)
+            for c in opts:
+                assert c.key != EMPTY  # nothing is fitted yet, so no "empty" choice
+                assert edits_for(target, c.key, target.default_count)
+
+
+def test_double_width_card_marks_the_covered_slot(catalog):
+    chassis = next((c for c in catalog.chassis.values() if any(s.covers for s in c.slots)),
+                   None)
+    if chassis is None:
+        pytest.skip("no chassis in the catalog lists a slot a double-width card covers")
+    slot = next(s for s in chassis.slots if s.covers)
+    wide = next(g.sku for g in catalog.gpus.values() if (g.width_slots or 1) >= 2)
+    build = Build(chassis=chassis.sku, slots={slot.id: wide})
+    rows = {r.key: r for r in map_rows(chassis, build, catalog, Report())}
+    assert rows[f"slot:{slot.covers}"].covered_by == slot.label
+    assert "covered" in rows[f"slot:{slot.covers}"].body
+
+
+def test_bridge_connectors_join_the_bridged_slots(catalog):
+    from engine.edits import AddBridge, Place
+
+    chassis = next(c for c in catalog.chassis.values()
+                   if any(len(g) == 2 for g in c.nvlink_groups))
+    pair = next(g for g in chassis.nvlink_groups if len(g) == 2)
+    b = Build(chassis=chassis.sku)
+    for s in pair:
+        b = Place(slot=s, sku="NVIDIA-H200-NVL-141GB").apply(b)
+    b = AddBridge(sku="NVLINK-H200-NVL-2WAY", slots=tuple(pair)).apply(b)
+    rows = {r.key: r for r in map_rows(chassis, b, catalog, None)}
+    top, bottom = (rows[f"slot:{s}"].connector for s in pair)
+    assert "┏" in top and "┗" in bottom
+    nv = next(r for r in rows.values() if r.kind == "nvlink" and set(r.slots) == set(pair))
+    assert nv.filled and "NVLINK-H200-NVL-2WAY" in nv.body
+
+
+def test_plain_modules_do_not_import_textual():
+    code = ("import sys, tui.history, tui.keys, tui.widgets.map_rows, "
+            "tui.screens.picker_model; print('textual' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
