@@ -95,3 +95,15 @@ def test_hgx_uses_the_baseboard_gpus():
     r = run(b, INFER_8B)
     assert "8 x NVIDIA-H100-SXM5-80GB" in r.budget("gpu_memory").detail
     assert H200 not in r.budget("gpu_memory").detail
+
+
+def test_not_fitting_offers_the_missing_gpus_as_placements():
+    from fixtures_catalog.helpers import assert_edit_fixes
+
+    wl = Workload(model="llama-3.1-70b", method="full", optimizer="adamw-8bit")
+    b = base_build(workload=wl)
+    f = one(run(b), "workload_fit.gpu_memory")
+    assert f.edit and all(e.op == "place" and e.sku == H200 for e in f.edit)
+    fixed = assert_edit_fixes(b, f)
+    assert len(fixed.slots) == len(b.slots) + len(f.edit)
+    assert run(fixed).budget("gpu_memory").over is False

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from engine.edits import Place
 from engine.estimate import estimate, suggest_changes
 from engine.estimate.resolve import ModelResolveError, resolve_arch
 from engine.report import Budget
 from engine.rules.common import finding
-from engine.rules.context import Ctx, engine_cache
+from engine.rules.context import Ctx, engine_cache, is_wide
+from engine.rules.slots import find_destination
 from parts.schema import Gpu
 
 _MEMO_MAX = 512
@@ -76,6 +78,28 @@ def _main_gpu(ctx: Ctx) -> tuple[Gpu | None, int]:
     return ctx.catalog.gpus[sku], counts[sku]
 
 
+def _add_gpus(ctx: Ctx, gpu: Gpu, k: int) -> tuple:
+    """Place edits for ``k`` more ``gpu`` in free slots that take them, or () if they do not fit.
+
+    Only for PCIe builds: an HGX baseboard's GPU count is fixed."""
+    if ctx.baseboard is not None or gpu.form != "pcie":
+        return ()
+    if ctx.chassis.max_gpus is not None and ctx.gpu_count() + k > ctx.chassis.max_gpus:
+        return ()
+    chosen: list[str] = []
+    avoid: set[str] = set()
+    for _ in range(k):
+        dst = find_destination(ctx, gpu, "", avoid=frozenset(avoid))
+        if dst is None:
+            return ()
+        chosen.append(dst)
+        avoid.add(dst)
+        covers = ctx.idx.slot[dst].covers
+        if covers and is_wide(gpu):
+            avoid.add(covers)
+    return tuple(Place(slot=s, sku=gpu.sku) for s in chosen)
+
+
 def check(ctx: Ctx) -> None:
     wl = ctx.workload
     if wl is None:
@@ -127,8 +151,13 @@ def check(ctx: Ctx) -> None:
     if not est.fits:
         min_gpus = est.min_gpus
         ideas = []
+        edit: tuple = ()
         if min_gpus and min_gpus > n:
-            ideas.append(f"{min_gpus} x {gpu.sku} (the build has {n})")
+            edit = _add_gpus(ctx, gpu, min_gpus - n)
+            where = (
+                f" (add {min_gpus - n} in slots {', '.join(e.slot for e in edit)})" if edit else ""
+            )
+            ideas.append(f"{min_gpus} x {gpu.sku} instead of {n}{where}")
         elif min_gpus is None:
             ideas.append(f"far more GPUs: no count of {gpu.sku} the estimator tries fits")
         ideas += [f"{label} ({gib:,.1f} GiB per GPU)" for label, gib, ok in alts if ok]
@@ -140,6 +169,7 @@ def check(ctx: Ctx) -> None:
                 f"has {have / GiB:,.1f} GiB usable per GPU",
                 parts=(gpu.sku,),
                 fix="use " + ", or ".join(ideas) if ideas else "use GPUs with more memory",
+                edit=edit,
             )
         )
     hours = getattr(est, "train_hours", None)
