@@ -10,7 +10,7 @@ from engine.edits import EditError, Place, SetBaseboard, SetCount, apply_all
 from engine.report import Finding
 from engine.rules.common import watts
 from engine.rules.context import Ctx
-from engine.rules.power import _count_needed, draw, unit_watts, usable_units
+from engine.rules.power import draw, psus_needed, unit_watts, usable_units
 
 
 def _adds_load(edits) -> bool:
@@ -49,7 +49,7 @@ def _with_psus(ctx: Ctx, f: Finding, after: float) -> Finding:
     b = ctx.build
     psu = ctx.psu
     env = b.env
-    need = _count_needed(psu, after, env, ctx.chassis.psu_bays)
+    need = psus_needed(psu, after, env, ctx.chassis.psu_bays)
     if need is not None and unit_watts(psu, env.input_voltage) is not None:
         cap = usable_units(need, env.redundancy) * unit_watts(psu, env.input_voltage)
         return f.model_copy(

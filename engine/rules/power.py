@@ -255,9 +255,9 @@ def check(ctx: Ctx) -> None:
 
 
 def _covering_count(psu: Psu, total: float, env: Environment, bays: int | None) -> int | None:
-    """Like :func:`_count_needed`, but a PSU with an unknown low-line rating counts at the
+    """Like :func:`psus_needed`, but a PSU with an unknown low-line rating counts at the
     inlet bound (the level below which the engine does not report an error)."""
-    need = _count_needed(psu, total, env, bays)
+    need = psus_needed(psu, total, env, bays)
     if need is not None or unit_watts(psu, env.input_voltage) is not None:
         return need
     bound = min(psu.watts_high_line, LOW_LINE_BOUND_W)
@@ -306,7 +306,7 @@ def _psu_choice(ctx: Ctx, total: float) -> tuple[tuple, str]:
     )
 
 
-def _count_needed(psu: Psu | None, total: float, env: Environment, bays: int | None) -> int | None:
+def psus_needed(psu: Psu | None, total: float, env: Environment, bays: int | None) -> int | None:
     """Smallest PSU count (within the bays) that covers ``total`` under the policy, or None."""
     if psu is None:
         return None
@@ -335,13 +335,13 @@ def _short(
     bays = ctx.chassis.psu_bays
     edits: tuple = ()
     fixes: list[str] = []
-    need = None if bound_only else _count_needed(psu, total, env, bays)
+    need = None if bound_only else psus_needed(psu, total, env, bays)
     if need is not None and need > n:
         edits = (SetCount(what="psu", sku=psu.sku, count=need),)
         fixes.append(f"fit {need} x {psu.sku}")
     elif env.input_voltage == "100-127":
         high = env.model_copy(update={"input_voltage": "200-240"})
-        need_high = _count_needed(psu, total, high, bays)
+        need_high = psus_needed(psu, total, high, bays)
         if need_high is not None:
             edits = (SetEnv(env=high),)
             if need_high > n:
