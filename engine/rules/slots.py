@@ -458,9 +458,9 @@ def _check_gpu_models(ctx: Ctx) -> None:
             finding(
                 "slots.too_many_gpus",
                 "error",
-                f"the build has {n} GPUs; {ch.sku} supports at most {ch.max_gpus}",
-                parts=tuple(by_model),
-                slots=ctx.sort_slots(ctx.gpus),
+                f"the build has {n} GPUs; {ch.sku} supports at most {ch.max_gpus}"
+                + (f" (GPUs in {slot_list(ctx.sort_slots(ctx.gpus))})" if ctx.gpus else ""),
+                parts=(ch.sku,),
                 fix=f"remove {n - ch.max_gpus} GPU(s)",
             )
         )
