@@ -119,6 +119,7 @@ def check_report(build, catalog):
     assert order == sorted(order)
     for f in r.findings:
         assert f.message and f.rule in RULES, f.rule
+        assert f.fix, f"{f.rule} says what is wrong but not what to do"
     return r
 
 
