@@ -25,7 +25,7 @@ _FULL_LENGTH = {"FHFL"}
 def fit_errors(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> list[tuple[str, str, str]]:
     """(rule, message, fix) for every reason ``part`` cannot work in ``slot`` (errors only).
 
-    Neighbour blocking is not included: it depends on the other cards (see :func:`_blocked`).
+    Neighbour blocking is not included: it depends on the other cards (see :func:`_check_card`).
     """
     out: list[tuple[str, str, str]] = []
     sku = part.sku
