@@ -55,6 +55,7 @@ def check(ctx: Ctx) -> None:
 
     unknown: list[str] = []
     overs: list[tuple[str, int, int]] = []
+    shared: list[tuple[str, int, int, float]] = []  # switches at most 2:1
     avails: dict[str, int | None] = {}
     for root in ctx.chassis.roots:
         if root.socket > max(ctx.cpu_count, 1):
@@ -88,8 +89,10 @@ def check(ctx: Ctx) -> None:
         if root.kind == "switch" and root.upstream_lanes:
             down = downstream[root.id] + sum(used[c] for c in idx.children_of_root.get(root.id, ()))
             ratio = down / root.upstream_lanes
-            if ratio > 1.0:
-                sev = "warning" if ratio > OVERSUB_WARN else "info"
+            if 1.0 < ratio <= OVERSUB_WARN:
+                shared.append((root.id, down, root.upstream_lanes, ratio))
+            elif ratio > OVERSUB_WARN:
+                sev = "warning"
                 ctx.add(
                     finding(
                         "lanes.switch_oversubscribed",
@@ -106,6 +109,21 @@ def check(ctx: Ctx) -> None:
                     )
                 )
 
+    if shared:
+        ctx.add(
+            finding(
+                "lanes.switch_oversubscribed",
+                "info",
+                "PCIe switches sharing their uplink: "
+                + ", ".join(f"{r} {d} lanes over x{up} ({q:g}:1)" for r, d, up, q in shared)
+                + ". Up to 2:1 is the usual design for two x16 GPUs per switch",
+                slots=ctx.sort_slots(
+                    s for r, *_ in shared for s in idx.slots_of_root.get(r, ()) if s in occupied
+                ),
+                fix="fine for GPU peer-to-peer traffic under a switch; for host-bound traffic "
+                "spread cards over more switches",
+            )
+        )
     for root_id, u, avail in overs:
         _over(ctx, root_id, u, avail, used, avails)
     if unknown:
