@@ -328,3 +328,25 @@ async def test_workload_from_a_config_json_file(make_app, catalog, tmp_path):
         verdict = str(app.screen.query_one("#verdict", Static).render())
         assert "Sequence length" in verdict
         assert app.history.current.workload.seq_len == 2
+
+
+async def test_site_settings_low_line_changes_the_power_budget(make_app, catalog):
+    """The Site row: pick 100-127 V; the engine re-rates the PSUs (its power budget drops)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
+    )
+    shots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shots)
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        high = app.report.budget("power").available
+        await pick(pilot, "env", "100 n+1 air")
+        env = app.history.current.env
+        assert env.input_voltage == "100-127" and env.redundancy == "N+1"
+        assert env.cooling == "air" and env.ambient_c == 25
+        low = app.report.budget("power").available
+        assert low is None or low < high

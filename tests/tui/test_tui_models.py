@@ -68,8 +68,7 @@ def test_every_chassis_every_row_has_a_picker(catalog):
                 continue
             target = target_for(row.key, chassis, build)
             assert target is not None, (sku, row.key)
-            opts = choices(target, build, chassis, catalog, evaluate, report,
-                           target.default_count)
+            opts = choices(target, build, chassis, catalog, evaluate, report, target.default_count)
             if target.kind in ("slot", "cpu", "psu", "env"):
                 assert opts, (sku, row.key)
             for c in opts:
@@ -78,8 +77,7 @@ def test_every_chassis_every_row_has_a_picker(catalog):
 
 
 def test_double_width_card_marks_the_covered_slot(catalog):
-    chassis = next((c for c in catalog.chassis.values() if any(s.covers for s in c.slots)),
-                   None)
+    chassis = next((c for c in catalog.chassis.values() if any(s.covers for s in c.slots)), None)
     if chassis is None:
         pytest.skip("no chassis in the catalog lists a slot a double-width card covers")
     slot = next(s for s in chassis.slots if s.covers)
@@ -93,8 +91,7 @@ def test_double_width_card_marks_the_covered_slot(catalog):
 def test_bridge_connectors_join_the_bridged_slots(catalog):
     from engine.edits import AddBridge, Place
 
-    chassis = next(c for c in catalog.chassis.values()
-                   if any(len(g) == 2 for g in c.nvlink_groups))
+    chassis = next(c for c in catalog.chassis.values() if any(len(g) == 2 for g in c.nvlink_groups))
     pair = next(g for g in chassis.nvlink_groups if len(g) == 2)
     b = Build(chassis=chassis.sku)
     for s in pair:
@@ -108,8 +105,9 @@ def test_bridge_connectors_join_the_bridged_slots(catalog):
 
 
 def test_plain_modules_do_not_import_textual():
-    code = ("import sys, tui.history, tui.keys, tui.widgets.map_rows, "
-            "tui.screens.picker_model; print('textual' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, tui.history, tui.keys, tui.widgets.map_rows, "
+        "tui.screens.picker_model; print('textual' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -4,6 +4,8 @@ is still listed, with the engine's reason, so nothing is hidden without saying w
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -27,29 +29,30 @@ from tui.screens.picker_model import (
 )
 
 
-def choice_text(c: Choice, current: str | None) -> Text:
-    t = Text()
+def choice_text(c: Choice, current: str | None) -> Group:
+    """Headline (symbol + SKU), then figures and reasons indented under it."""
+    head = Text()
     if c.key == EMPTY:
-        t.append("○ ", style="bold")
+        head.append("○ ", style="bold")
     elif c.problem or c.new_errors:
-        t.append("✖ ", style="bold red")
+        head.append("✖ ", style="bold red")
     elif not c.listed:
-        t.append("? ", style="yellow")
+        head.append("? ", style="yellow")
     else:
-        t.append("✔ ", style="bold green")
-    t.append(c.title, style="bold")
+        head.append("✔ ", style="bold green")
+    head.append(c.title, style="bold")
     if current and c.key == current:
-        t.append("  (fitted now)", style="italic")
+        head.append("  (fitted now)", style="italic")
     if not c.listed:
-        t.append("  not listed for this chassis", style="yellow")
-    t.append(f"\n   {c.figures}", style="dim")
+        head.append("  not listed for this chassis", style="yellow")
+    body = Text(c.figures, style="dim")
     if c.problem:
-        t.append(f"\n   ✖ cannot: {c.problem}", style="red")
+        body.append(f"\n✖ cannot: {c.problem}", style="red")
     for f in c.new_errors[:2]:
-        t.append(f"\n   ✖ would add ERROR {f.rule}: {f.message}", style="red")
+        body.append(f"\n✖ would add ERROR {f.rule}: {f.message}", style="red")
     if len(c.new_errors) > 2:
-        t.append(f"\n   … and {len(c.new_errors) - 2} more error(s)", style="red")
-    return t
+        body.append(f"\n… and {len(c.new_errors) - 2} more error(s)", style="red")
+    return Group(head, Padding(body, (0, 0, 0, 3)))
 
 
 class PartPicker(ModalScreen[tuple | None]):

@@ -43,6 +43,7 @@ class PickTarget:
     current: str | None = None
     slots: tuple[str, ...] = ()
     bay: str | None = None
+    env: Environment | None = None  # the site settings now (kept except what is picked)
 
 
 @dataclass(frozen=True)
@@ -210,12 +211,24 @@ def edits_for(target: PickTarget, key: str, count: int) -> tuple:
     if k == "baseboard":
         return (SetBaseboard(sku=None if empty else key),)
     if k == "env":
-        volts, red = key.split("|")
-        return (SetEnv(env=Environment(input_voltage=volts, ambient_c=count, redundancy=red)),)
+        volts, red, cooling = key.split("|")
+        base = target.env or Environment()
+        env = Environment.model_validate(
+            {
+                **base.model_dump(),
+                "input_voltage": volts,
+                "redundancy": red,
+                "cooling": cooling,
+                "ambient_c": count,
+            }
+        )
+        return (SetEnv(env=env),)
     return ()
 
 
-ENV_CHOICES = (("200-240", "N+1"), ("200-240", "N+N"), ("100-127", "N+1"), ("100-127", "N+N"))
+ENV_CHOICES = tuple(
+    (v, r, c) for c in ("air", "liquid") for v in ("200-240", "100-127") for r in ("N+1", "N+N")
+)
 
 
 def _fmt(v, unit: str = "") -> str | None:
@@ -295,8 +308,8 @@ def choices(
     """Every candidate with its figures and the errors it would add, good ones first."""
     out: list[Choice] = []
     if target.kind == "env":
-        for volts, red in ENV_CHOICES:
-            key = f"{volts}|{red}"
+        for volts, red, cooling in ENV_CHOICES:
+            key = f"{volts}|{red}|{cooling}"
             out.append(
                 _try(
                     target,
@@ -306,8 +319,9 @@ def choices(
                     before,
                     count,
                     key,
-                    f"{volts} V AC, {red}",
-                    "PSU output rated at this input; N+N = half the PSUs may fail",
+                    f"{volts} V AC · {red} · site cooling: {cooling}",
+                    "PSUs are rated at this input; N+N = half the PSUs may fail; "
+                    "liquid = the site has a direct-to-chip loop",
                     True,
                 )
             )

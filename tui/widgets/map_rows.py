@@ -196,8 +196,8 @@ def map_rows(
             "env",
             "env",
             "Site",
-            f"{e.input_voltage} V AC · {e.ambient_c:g} °C · {e.redundancy}",
-            "input, ambient, PSU policy",
+            f"{e.input_voltage} V AC · {e.ambient_c:g} °C · {e.redundancy} · {e.cooling} cooling",
+            "input, ambient, PSU policy, site cooling",
             filled=True,
         )
     )
