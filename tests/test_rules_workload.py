@@ -107,3 +107,44 @@ def test_not_fitting_offers_the_missing_gpus_as_placements():
     fixed = assert_edit_fixes(b, f)
     assert len(fixed.slots) == len(b.slots) + len(f.edit)
     assert run(fixed).budget("gpu_memory").over is False
+
+
+def slot_root(slot_id: str) -> str:
+    from fixtures_catalog.helpers import fixture_catalog
+
+    ch = fixture_catalog().chassis["FIX-PCIE-10"]
+    return next(s.root for s in ch.slots if s.id == slot_id)
+
+
+MULTI_NODE = Workload(model="llama-3.1-8b", method="full", tokens=1e12, target_days=1)
+
+
+def test_missing_fast_nics_are_offered_under_the_gpu_switches_first():
+    from fixtures_catalog.helpers import assert_edit_fixes
+
+    b = base_build(workload=MULTI_NODE)
+    f = one(run(b), "network.nic_ratio")
+    assert [e.sku for e in f.edit] == ["FIX-NIC-400G", "FIX-NIC-400G"]
+    # sw1 (GPUs 1, 2) has a free slot, 3; sw2's slots 4, 5 are both GPUs
+    assert f.edit[0].slot == "3" and slot_root(f.edit[0].slot) == "sw1"
+    fixed = assert_edit_fixes(b, f)
+    r = run(fixed)
+    assert not [x for x in r.findings if x.rule == "network.nic_ratio" and x.severity != "info"]
+    # the GPUs on sw2 still have no NIC beside them, and no free slot there: info, no edit
+    place = one(r, "network.gpu_nic_placement")
+    assert place.slots == ("4", "5") and not place.edit
+
+
+def test_gpu_nic_placement_offers_a_nic_under_the_lonely_switch():
+    from fixtures_catalog.helpers import assert_edit_fixes
+
+    gpus = {s: H200 for s in ("1", "2", "6", "7")}
+    b = base_build(
+        workload=MULTI_NODE,
+        slots={**gpus, "3": "FIX-NIC-400G", "11": "FIX-NIC-400G"},
+        bridges=(),
+    )
+    f = one(run(b), "network.gpu_nic_placement")
+    assert f.slots == ("6", "7")
+    assert [(e.slot, e.sku) for e in f.edit] == [("8", "FIX-NIC-400G")]
+    assert_edit_fixes(b, f)

@@ -11,8 +11,11 @@ switch as its GPU (traffic then never crosses the CPU).  We warn below the RA ra
 
 from __future__ import annotations
 
+from engine.edits import Place
 from engine.rules.common import finding
-from engine.rules.context import Ctx
+from engine.rules.context import Ctx, engine_cache
+from engine.rules.slots import destinations
+from parts.schema import Nic
 
 PCIE_MIN_GBPS = 200
 HGX_MIN_GBPS = 400
@@ -36,6 +39,54 @@ def multi_node_reason(ctx: Ctx) -> str | None:
     return None
 
 
+def fast_nic(ctx: Ctx, min_gbps: int) -> Nic | None:
+    """The NIC to add: the build's own fast NIC model, else the catalog's slowest stand-up NIC
+    that still meets ``min_gbps`` per port."""
+    have = [n for n in ctx.nics.values() if n.port_gbps >= min_gbps and n.form != "OCP3"]
+    if have:
+        return min(have, key=lambda n: n.sku)
+    cache = engine_cache(ctx.catalog)
+    key = ("fast_nic", min_gbps)
+    if key not in cache:
+        options = [
+            n
+            for n in ctx.catalog.nics.values()
+            if n.port_gbps >= min_gbps and n.form not in ("OCP3", None) and n.pcie_lanes
+        ]
+        cache[key] = min(options, key=lambda n: (n.port_gbps, n.sku)) if options else None
+    return cache[key]
+
+
+def _nic_slots(ctx: Ctx, nic: Nic, k: int, prefer_roots: list[str]) -> list[str]:
+    """Up to ``k`` free slots for ``nic``, one under each preferred switch first."""
+    chosen: list[str] = []
+    roots = list(prefer_roots)
+    for _ in range(k):
+        options = destinations(ctx, nic, "", avoid=frozenset(chosen))
+        if not options:
+            break
+        pick = next((s for s in options if ctx.idx.slot[s].root in roots), options[0])
+        chosen.append(pick)
+        if ctx.idx.slot[pick].root in roots:
+            roots.remove(ctx.idx.slot[pick].root)
+    return chosen
+
+
+def _lonely_gpu_roots(ctx: Ctx, fast_slots) -> tuple[list[str], list[str]]:
+    """(GPU slots, their switch roots) for GPUs under a switch without a fast NIC."""
+    idx = ctx.idx
+    nic_roots = {idx.slot[s].root for s in fast_slots}
+    lonely = [
+        sid
+        for sid in ctx.gpus
+        if idx.root.get(idx.slot[sid].root) is not None
+        and idx.root[idx.slot[sid].root].kind == "switch"
+        and idx.slot[sid].root not in nic_roots
+    ]
+    roots = list(dict.fromkeys(idx.slot[s].root for s in ctx.sort_slots(lonely)))
+    return lonely, roots
+
+
 def check(ctx: Ctx) -> None:
     why = multi_node_reason(ctx)
     if why is None:
@@ -46,7 +97,12 @@ def check(ctx: Ctx) -> None:
     fast = {sid: n for sid, n in ctx.nics.items() if n.port_gbps >= min_gbps}
     ra_min = gpus if hgx else -(-gpus // 2)
     pattern = "2-8-9-400" if hgx else "2-8-5-200"
+    nic = fast_nic(ctx, min_gbps)
     if len(fast) < ra_min:
+        k = ra_min - len(fast)
+        _, roots = _lonely_gpu_roots(ctx, fast)
+        where = _nic_slots(ctx, nic, k, roots) if nic is not None else []
+        edit = tuple(Place(slot=s, sku=nic.sku) for s in where) if len(where) == k else ()
         ctx.add(
             finding(
                 "network.nic_ratio",
@@ -56,8 +112,13 @@ def check(ctx: Ctx) -> None:
                 f"design ({pattern}) uses {ra_min}",
                 parts=tuple(sorted({n.sku for n in fast.values()})),
                 slots=ctx.sort_slots(fast),
-                fix=f"fit {ra_min - len(fast)} more {min_gbps}G+ NICs (e.g. ConnectX-7), one "
-                f"per {'GPU' if hgx else 'GPU pair'}",
+                fix=(
+                    f"fit {k} x {nic.sku} in slots {', '.join(where)}"
+                    if edit
+                    else f"fit {k} more {min_gbps}G+ NICs, one per {'GPU' if hgx else 'GPU pair'}"
+                    + (" (the chassis has no free slot for them)" if nic is not None else "")
+                ),
+                edit=edit,
             )
         )
     elif len(fast) < gpus:
@@ -74,16 +135,24 @@ def check(ctx: Ctx) -> None:
     if hgx or not fast:
         return
     # GPU-NIC placement: a GPU under a switch with no fast NIC crosses the CPU for RDMA.
-    idx = ctx.idx
-    nic_roots = {idx.slot[s].root for s in fast}
-    lonely = [
-        sid
-        for sid in ctx.gpus
-        if idx.root.get(idx.slot[sid].root) is not None
-        and idx.root[idx.slot[sid].root].kind == "switch"
-        and idx.slot[sid].root not in nic_roots
-    ]
+    lonely, roots = _lonely_gpu_roots(ctx, fast)
     if lonely:
+        edit = ()
+        fix = "put a NIC in a slot under each GPU switch if the chassis has one"
+        if nic is not None:
+            # one NIC per lonely switch, only in a free slot on that switch
+            where = []
+            for r in roots:
+                here = [
+                    s
+                    for s in destinations(ctx, nic, "", avoid=frozenset(where))
+                    if ctx.idx.slot[s].root == r
+                ]
+                if here:
+                    where.append(here[0])
+            if len(where) == len(roots):
+                edit = tuple(Place(slot=s, sku=nic.sku) for s in where)
+                fix = f"fit {nic.sku} in slots {', '.join(where)} (one under each GPU switch)"
         ctx.add(
             finding(
                 "network.gpu_nic_placement",
@@ -91,6 +160,7 @@ def check(ctx: Ctx) -> None:
                 f"GPUs in slots {', '.join(ctx.sort_slots(lonely))} share no PCIe switch with "
                 "a fast NIC: GPUDirect RDMA traffic for them crosses the CPU root complex",
                 slots=ctx.sort_slots(lonely),
-                fix="put a NIC in a slot under each GPU switch if the chassis has one",
+                fix=fix,
+                edit=edit,
             )
         )

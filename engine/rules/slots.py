@@ -100,22 +100,23 @@ def _fit_warnings(slot: Slot, part: Gpu | Nic) -> int:
     return n
 
 
-def find_destination(
+def destinations(
     ctx: Ctx, part: Gpu | Nic, src: str, *, avoid: frozenset[str] = frozenset()
-) -> str | None:
-    """A free slot where ``part`` (now in ``src``) can go without a new error, best first.
+) -> list[str]:
+    """Free slots where ``part`` (now in ``src``, or "" for a new card) can go without a new
+    error, best first.
 
-    Free means: empty, not covered by another double-width card, and when ``part`` is double-width
-    its own ``covers`` neighbour is empty (or is ``src``, which the move empties).  The slot must
-    be powered by a fitted CPU.  Among those, prefer full lanes and the same CPU socket.
+    Free means: empty, not claimed by a bridge, not covered by another double-width card, and
+    when ``part`` is double-width its own ``covers`` neighbour is empty (or is ``src``, which the
+    move empties).  The slot must be powered by a fitted CPU.  Among those, prefer full lanes and
+    the same CPU socket.
     """
     occ = ctx.build.slots
     idx = ctx.idx
     src_socket = idx.socket_of_slot.get(src)
     # a slot a bridge set already claims (an empty end of a bridge) is not free
     claimed = {s for br in ctx.build.bridges for s in br.slots}
-    best: tuple | None = None
-    best_id: str | None = None
+    scored: list[tuple[tuple, str]] = []
     for s in ctx.chassis.slots:
         sid = s.id
         if sid == src or sid in occ or sid in avoid or sid in claimed:
@@ -137,9 +138,17 @@ def find_destination(
             0 if idx.socket_of_slot.get(sid) == src_socket else 1,
             idx.slot_order[sid],
         )
-        if best is None or score < best:
-            best, best_id = score, sid
-    return best_id
+        scored.append((score, sid))
+    scored.sort()
+    return [sid for _, sid in scored]
+
+
+def find_destination(
+    ctx: Ctx, part: Gpu | Nic, src: str, *, avoid: frozenset[str] = frozenset()
+) -> str | None:
+    """The best of :func:`destinations`, or None."""
+    found = destinations(ctx, part, src, avoid=avoid)
+    return found[0] if found else None
 
 
 # ------------------------------------------------------------------ the rule family
