@@ -236,8 +236,7 @@ def check(ctx: Ctx) -> None:
         else:
             available = float(usable * unit)
             budget_detail = (
-                f"{env.redundancy} at {env.input_voltage} V: {usable} of {n} x "
-                f"{watts(unit)} count; heat {total * 3.412:,.0f} BTU/h"
+                f"{env.redundancy} at {env.input_voltage} V: {usable} of {n} x {watts(unit)} count"
             )
             if total > available:
                 _short(ctx, psu, n, unit, usable, total, available)
