@@ -99,8 +99,7 @@ def check(ctx: Ctx) -> None:
                 )
             )
             continue
-        held = [b.slots.get(s) for s in group]
-        empty = [s for s, h in zip(group, held, strict=True) if h is None or s not in ctx.gpus]
+        empty = [s for s in group if s not in ctx.gpus]
         if empty:
             ctx.add(
                 finding(
