@@ -416,3 +416,28 @@ def test_a_confidence_a_figure_comes_from_a_vendor_page(catalog: Catalog) -> Non
     for rec in [*catalog.of_kind("chassis"), *catalog.of_kind("psu")]:
         if rec.confidence == "A":
             assert re.match(r"https://www\.(supermicro|nvidia|intel)\.com/", rec.source), rec.sku
+
+
+# ----------------------------------------------------------------------------- audit (Dec 2026)
+
+
+def test_psu_band_assumption_is_not_tier_a(catalog: Catalog) -> None:
+    """The 2700 W nameplate is a datasheet figure, its 200-240 V band behaviour is not.
+
+    Supermicro's 2 kW Titanium units give 1800 W at 200-220 V (Lambda's PSU table), so the
+    2700 W unit's whole-band output is an assumption and the record must not claim tier A."""
+    psu = catalog.psus["SMCI-PSU-2700W-TITANIUM"]
+    assert psu.confidence != "A"
+    assert "200-220 V" in (psu.notes or "")
+    assert psu.watts_low_line is None
+
+
+def test_audited_hgx_b200_chassis_figures(chassis) -> None:
+    nbrt = chassis["SYS-822GS-NBRT"]
+    assert nbrt.fans == 12 and "C" in nbrt.field_sources["fans"]
+    assert (nbrt.psu_bays, nbrt.psu_default_count, nbrt.dimm_slots) == (6, 6, 32)
+    # The B300 sibling shares the chassis family, but no source gives its fan count.
+    assert chassis["SYS-822GS-NB3RT"].fans is None
+    # SYS-A22GA-NBRT's rack height is only inferred from its X13 sibling: left unknown.
+    a22 = chassis["SYS-A22GA-NBRT"]
+    assert a22.form_factor_u is None and "10U" in (a22.notes or "")
