@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.build import Build, BridgeFit, DriveFit, Environment
+from engine.build import BridgeFit, Build, DriveFit, Environment
 from engine.workload import Workload
 
 
@@ -156,7 +156,10 @@ class SetEnv(_Edit):
 
     def describe(self) -> str:
         e = self.env
-        return f"set input {e.input_voltage} V, {e.ambient_c:g} C ambient, {e.redundancy}"
+        return (
+            f"set input {e.input_voltage} V, {e.ambient_c:g} C ambient, {e.redundancy}, "
+            f"{e.cooling} cooling"
+        )
 
 
 class SetWorkload(_Edit):
