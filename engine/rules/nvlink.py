@@ -136,7 +136,9 @@ def check(ctx: Ctx) -> None:
             fix = f"remove it; {bf.sku} is made for {', '.join(br.gpu_skus)}"
             if len(models) == 1:
                 right = [x for x in bridges_for(ctx, models[0]) if x.ways == br.ways]
-                if right:
+                # Offer the right bridge only where the chassis allows a bridge on this group.
+                placeable = not idx.nvlink_groups or frozenset(group) in idx.nvlink_groups
+                if right and placeable:
                     edits = (
                         remove,
                         AddBridge(sku=right[0].sku, slots=group, count=right[0].per_group),
