@@ -50,6 +50,10 @@ class Workload(BaseModel):
     # Mixed precision keeps an fp32 master copy of trained weights (16 B/param with AdamW);
     # False = pure bf16/fp16 training (litgpt bf16-true, torchtune dtype=bf16). None = True.
     master_weights: bool | None = None
+    # How the loss is computed: "full" = the whole tokens x vocab logits upcast to fp32 (Hugging
+    # Face transformers / TRL / PEFT); "chunked" = the output projection and cross-entropy run in
+    # chunks (torchtune CEWithChunkedOutputLoss). None = "full".
+    loss: Literal["full", "chunked"] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Workload:

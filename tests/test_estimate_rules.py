@@ -155,11 +155,15 @@ def test_inference_replicas_with_explicit_tp():
 
 
 def test_large_vocab_logits_dominate_short_models():
-    """Llama 3's 128k vocabulary: logits + fp32 loss buffers are 10 bytes x tokens x vocab."""
+    """Llama 3's 128k vocabulary: logits + fp32 loss buffers are 14 bytes x tokens x vocab
+    (Hugging Face loss); a chunked loss keeps the bf16 logits and one chunk's fp32 buffers."""
     w = Workload(method="lora", seq_len=8192, micro_batch=1)
     m = mem(w, arch=LLAMA3_8B)
-    assert m.logits_bytes == 8192 * 128256 * 10
+    assert m.logits_bytes == 8192 * 128256 * 14
     assert m.logits_bytes > 0.2 * m.activations_bytes
+    chunked = mem(w.model_copy(update={"loss": "chunked"}), arch=LLAMA3_8B)
+    assert chunked.logits_bytes == 8192 * 128256 * (2 + 12 / 8)
+    assert m.total_bytes - chunked.total_bytes == pytest.approx(8192 * 128256 * (12 - 1.5))
 
 
 # ------------------------------------------------------------------ min_gpus / advice

@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict
 from engine.estimate.activations import (
     inference_activation_bytes,
     logits_bytes,
+    loss_bytes_per_logit,
     training_activation_bytes,
 )
 from engine.estimate.constants import (
@@ -262,10 +263,17 @@ def memory_per_gpu(
             f"activations {ckpt} recompute for {workload.micro_batch} x {workload.seq_len} "
             f"tokens per GPU (FlashAttention assumed: no s^2 scores kept)"
         )
-        notes.append(
-            f"logits + loss: {e + 8:g} B x tokens x {arch.vocab_size:,} vocab (bf16 logits, fp32 "
-            "log-softmax and its gradient); chunked-loss trainers (torchtune, litgpt) use less"
-        )
+        if workload.loss == "chunked":
+            notes.append(
+                f"logits + loss: {loss_bytes_per_logit(workload, e):g} B x tokens x "
+                f"{arch.vocab_size:,} vocab (bf16 logits; fp32 loss buffers one chunk at a time)"
+            )
+        else:
+            notes.append(
+                f"logits + loss: {loss_bytes_per_logit(workload, e):g} B x tokens x "
+                f"{arch.vocab_size:,} vocab (bf16 logits, fp32 log-softmax and two fp32 "
+                "gradients, as Hugging Face computes it); --loss chunked for torchtune-style loss"
+            )
         if workload.method in ("lora", "qlora"):
             notes.append("LoRA dropout assumed on (a dropped copy of each adapted input is kept)")
 

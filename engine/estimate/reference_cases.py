@@ -7,7 +7,12 @@ source and the settings the source states; where a setting is the source's docum
 model's Hugging Face config.json.
 
 Units: litgpt prints ``torch.cuda.max_memory_allocated() / 1e9`` ("GB" = 1e9 bytes); torchtune's
-README prints GiB.
+README prints GiB; Answer.AI's benchmark note prints GiB (peak *reserved* memory unless it says
+allocated); the PEFT docs print "GB" read off the GPU monitor (taken as 1e9 bytes; were it GiB the
+error would be 7 points worse).
+
+Four independent organisations measured these: Lightning AI (litgpt), PyTorch / Meta
+(torchtune), Answer.AI (fsdp_qlora) and Hugging Face (PEFT documentation).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ LITGPT_CONFIG_HUB = "https://github.com/Lightning-AI/litgpt/blob/main/config_hub
 TORCHTUNE_README = (
     "https://github.com/pytorch/torchtune/blob/main/README.md#memory-and-training-speed"
 )
+ANSWERAI_BENCHMARKS = "https://github.com/AnswerDotAI/fsdp_qlora/blob/main/benchmarks_03_2024.md"
+PEFT_FSDP_DOCS = "https://huggingface.co/docs/peft/accelerate/fsdp"
 
 
 def _arch(sku: str, hf: str, params_b: float, **cfg) -> ModelPreset:
@@ -57,6 +64,19 @@ LLAMA31_70B = _arch(
     "llama-3.1-70b", "meta-llama/Llama-3.1-70B", 70.6, hidden_size=8192,
     intermediate_size=28672, num_hidden_layers=80, num_attention_heads=64,
     num_key_value_heads=8, vocab_size=128256,
+)  # fmt: skip
+LLAMA2_70B = _arch(
+    "llama-2-70b", "meta-llama/Llama-2-70b-hf", 69.0, hidden_size=8192, intermediate_size=28672,
+    num_hidden_layers=80, num_attention_heads=64, num_key_value_heads=8, vocab_size=32000,
+)  # fmt: skip
+YI_34B = _arch(
+    "yi-34b", "01-ai/Yi-34B", 34.4, hidden_size=7168, intermediate_size=20480,
+    num_hidden_layers=60, num_attention_heads=56, num_key_value_heads=8, vocab_size=64000,
+)  # fmt: skip
+MISTRAL_7B_V02 = _arch(
+    "mistral-7b-v0.2", "mistral-community/Mistral-7B-v0.2", 7.24, model_type="mistral",
+    hidden_size=4096, intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32,
+    num_key_value_heads=8, vocab_size=32000,
 )  # fmt: skip
 TINYLLAMA = _arch(
     "tinyllama-1.1b", "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T", 1.1,
@@ -108,6 +128,11 @@ _LIT23 = dict(
 # litgpt config hub: A10G, bf16-true, Alpaca2k truncated at max_seq_length 512, no activation
 # checkpointing (litgpt finetune does not enable it).
 _HUB = dict(master_weights=False, grad_checkpointing=False, seq_len=512)
+# Answer.AI fsdp_qlora train.py defaults (see the cases below).
+_AAI = dict(
+    lora_rank=64, lora_targets=("q", "k", "v", "gate", "up", "down"), grad_checkpointing=True,
+    master_weights=False, parallel="zero3",
+)  # fmt: skip
 
 CASES: tuple[MeasuredCase, ...] = (
     MeasuredCase(
@@ -196,10 +221,158 @@ CASES: tuple[MeasuredCase, ...] = (
         dict(
             method="lora", micro_batch=2, seq_len=2048, lora_rank=16,
             lora_targets=("q", "v", "o", "gate", "up", "down"), parallel="zero3",
-            grad_checkpointing=True, master_weights=False,
+            grad_checkpointing=True, master_weights=False, loss="chunked",
         ),
         8, 27.6 * GIB,
-        notes="torchtune computes the loss in chunks (CEWithChunkedOutputLoss), so its logits "
-        "buffers are smaller than the full-size fp32 upcast slotwise assumes",
+        notes="torchtune computes the loss in chunks (CEWithChunkedOutputLoss): --loss chunked",
+    ),
+) + (
+    # ---- Answer.AI, "Benchmarking QLoRA+FSDP" (Feb-Mar 2024), 2 x 24 GB GPUs (3090 / 4090).
+    # train.py defaults of that time (commit 299f51a9, the one benchmarking/*.sh names): FSDP
+    # FULL_SHARD over both GPUs (``--use_ddp`` = no sharding), precision bf16_buffers_autocast
+    # (bf16 weights, adapters and AdamW states: no fp32 master), LoRA r=64 on k,q,v,up,down,gate
+    # (no o_proj), dropout 0.1, FSDP activation checkpointing per decoder layer, FlashAttention 2,
+    # the "dummy" data set truncated at the context length, HF LlamaForCausalLM loss.
+    # The table prints peak *reserved* memory; the text gives the allocated figure for two runs.
+    MeasuredCase(
+        "answerai-llama2-7b-lora-ctx512-alloc", ANSWERAI_BENCHMARKS,
+        "LoRA, FSDP over 2 GPUs, batch 1, context 512: peak allocated 8.28 GiB (text under the "
+        "first LoRA table)",
+        LLAMA2_7B, dict(method="lora", seq_len=512, micro_batch=1, **_AAI), 2, 8.28 * GIB,
+        tags=("allocated",),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-lora-ctx2048-alloc", ANSWERAI_BENCHMARKS,
+        "LoRA, FSDP over 2 GPUs, batch 1, context 2048: peak allocated 9.16 GiB",
+        LLAMA2_7B, dict(method="lora", seq_len=2048, micro_batch=1, **_AAI), 2, 9.16 * GIB,
+        tags=("allocated",),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-qlora-bs1", ANSWERAI_BENCHMARKS,
+        "QLoRA, FSDP over 2 x 3090, batch 1, context 2048: 5.21 GiB reserved",
+        LLAMA2_7B, dict(method="qlora", seq_len=2048, micro_batch=1, **_AAI), 2, 5.21 * GIB,
+        tags=("qlora", "reserved"),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-qlora-bs4", ANSWERAI_BENCHMARKS,
+        "QLoRA, FSDP over 2 x 3090, batch 4, context 2048: 11.22 GiB reserved",
+        LLAMA2_7B, dict(method="qlora", seq_len=2048, micro_batch=4, **_AAI), 2, 11.22 * GIB,
+        tags=("qlora", "reserved"),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-qlora-bs10", ANSWERAI_BENCHMARKS,
+        "QLoRA, FSDP over 2 x 3090, batch 10, context 2048: 20.97 GiB reserved",
+        LLAMA2_7B, dict(method="qlora", seq_len=2048, micro_batch=10, **_AAI), 2, 20.97 * GIB,
+        tags=("qlora", "reserved"),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-lora-bs4", ANSWERAI_BENCHMARKS,
+        "LoRA, FSDP over 2 x 3090, batch 4, context 2048: 16.14 GiB reserved",
+        LLAMA2_7B, dict(method="lora", seq_len=2048, micro_batch=4, **_AAI), 2, 16.14 * GIB,
+        tags=("reserved",),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-lora-bs6", ANSWERAI_BENCHMARKS,
+        "LoRA, FSDP over 2 x 3090, batch 6, context 2048: 21.35 GiB reserved",
+        LLAMA2_7B, dict(method="lora", seq_len=2048, micro_batch=6, **_AAI), 2, 21.35 * GIB,
+        tags=("reserved",),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-qlora-ddp-bs8", ANSWERAI_BENCHMARKS,
+        "QLoRA, FSDP NO_SHARD (DDP) on 2 x 3090, batch 8, context 2048: 20.94 GiB reserved",
+        LLAMA2_7B, dict(method="qlora", seq_len=2048, micro_batch=8, **{**_AAI, "parallel": "ddp"}),
+        2, 20.94 * GIB, tags=("qlora", "reserved"),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-lora-ddp-bs4", ANSWERAI_BENCHMARKS,
+        "LoRA, FSDP NO_SHARD (DDP) on 2 x 3090, batch 4, context 2048: 22.04 GiB reserved",
+        LLAMA2_7B, dict(method="lora", seq_len=2048, micro_batch=4, **{**_AAI, "parallel": "ddp"}),
+        2, 22.04 * GIB, tags=("reserved",),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-lora-offload-bs10", ANSWERAI_BENCHMARKS,
+        "LoRA, FSDP + CPU offload on 2 x 4090, batch 10, context 2048: 22.69 GiB reserved",
+        LLAMA2_7B,
+        dict(method="lora", seq_len=2048, micro_batch=10, offload="params", **_AAI),
+        2, 22.69 * GIB, tags=("reserved", "offload"),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-qlora-offload-bs12", ANSWERAI_BENCHMARKS,
+        "QLoRA, FSDP + CPU offload on 2 x 4090, batch 12, context 2048: 22.38 GiB reserved",
+        LLAMA2_7B,
+        dict(method="qlora", seq_len=2048, micro_batch=12, offload="params", **_AAI),
+        2, 22.38 * GIB, tags=("qlora", "reserved", "offload"),
+    ),
+    MeasuredCase(
+        "answerai-yi-34b-qlora-bs2", ANSWERAI_BENCHMARKS,
+        "Yi 34B QLoRA, FSDP over 2 x 3090, batch 2, context 2048: 23.05 GiB reserved",
+        YI_34B, dict(method="qlora", seq_len=2048, micro_batch=2, **_AAI), 2, 23.05 * GIB,
+        tags=("qlora", "reserved"),
+    ),
+    MeasuredCase(
+        "answerai-yi-34b-qlora-offload-bs4", ANSWERAI_BENCHMARKS,
+        "Yi 34B QLoRA, FSDP + CPU offload on 2 x 3090, batch 4, context 2048: 22.98 GiB reserved",
+        YI_34B,
+        dict(method="qlora", seq_len=2048, micro_batch=4, offload="params", **_AAI),
+        2, 22.98 * GIB, tags=("qlora", "reserved", "offload"),
+    ),
+    MeasuredCase(
+        "answerai-mistral-7b-qlora-offload-bs12", ANSWERAI_BENCHMARKS,
+        "Mistral 7B v0.2 QLoRA, FSDP + CPU offload on 2 x 4090, batch 12, context 2048: "
+        "22.54 GiB reserved",
+        MISTRAL_7B_V02,
+        dict(method="qlora", seq_len=2048, micro_batch=12, offload="params", **_AAI),
+        2, 22.54 * GIB, tags=("qlora", "reserved", "offload"),
+    ),
+    # ---- Hugging Face PEFT docs, "Use PEFT QLoRA and FSDP for finetuning large models on
+    # multiple GPUs" (examples/sft/run_peft_qlora_fsdp.sh): Llama-2-70b-hf on 2 GPUs, FSDP
+    # FULL_SHARD, bf16 (quant storage bf16, no fp32 master), NF4 + nested (double) quantization,
+    # LoRA r=8 on all linear layers, dropout 0.1, batch 2, packed to 2048, gradient checkpointing,
+    # FlashAttention 2, TRL SFTTrainer (HF loss).
+    MeasuredCase(
+        "peft-llama2-70b-qlora-fsdp-2gpu", PEFT_FSDP_DOCS,
+        "QLoRA + FSDP on 2 GPUs without CPU offloading: 35.6 GB per GPU",
+        LLAMA2_70B,
+        dict(method="qlora", seq_len=2048, micro_batch=2, lora_rank=8, parallel="zero3",
+             grad_checkpointing=True, master_weights=False),
+        2, 35.6 * GB, tags=("qlora", "device"),
+    ),
+)  # fmt: skip
+
+#: Measured figures from the same sources that the estimator misses by more than 25 %.  They are
+#: kept visible (the report prints them; tests/test_estimate_measured.py bounds them loosely) so
+#: the gap is not hidden:
+#:
+#: * FSDP with CPU *parameter* offload of a 70B model: slotwise keeps two decoder layers'
+#:   weights on the GPU (FSDP's unit in use + the prefetched one) and estimates 26-39 % under
+#:   the measured peak; the same runs without offload (above) are within 14 %.  The 7B-34B
+#:   offload runs above, where activations dominate, are within 15 %.  What the 70B runs hold
+#:   beyond that (allocator blocks of the pinned-host copies, NCCL buffers, the unsharded root
+#:   unit) is not modelled.
+#: * Batch 1 at context 512 on a reserved-memory table: reserved memory this small is dominated
+#:   by the caching allocator (the LoRA twin of this run: 10.24 GiB reserved for 8.28 GiB
+#:   allocated).
+KNOWN_MISSES: tuple[MeasuredCase, ...] = (
+    MeasuredCase(
+        "answerai-llama2-70b-qlora-offload-bs2", ANSWERAI_BENCHMARKS,
+        "Llama 2 70B QLoRA, FSDP + CPU offload on 2 x 3090 / 4090, batch 2, context 2048: "
+        "14.92 GiB reserved",
+        LLAMA2_70B,
+        dict(method="qlora", seq_len=2048, micro_batch=2, offload="params", **_AAI),
+        2, 14.92 * GIB, tags=("qlora", "reserved", "offload"),
+    ),
+    MeasuredCase(
+        "peft-llama2-70b-qlora-fsdp-offload-2gpu", PEFT_FSDP_DOCS,
+        "QLoRA + FSDP + CPU offloading on 2 GPUs: 19.6 GB per GPU (settings as above)",
+        LLAMA2_70B,
+        dict(method="qlora", seq_len=2048, micro_batch=2, lora_rank=8, parallel="zero3",
+             grad_checkpointing=True, master_weights=False, offload="params"),
+        2, 19.6 * GB, tags=("qlora", "device", "offload"),
+    ),
+    MeasuredCase(
+        "answerai-llama2-7b-qlora-ctx512", ANSWERAI_BENCHMARKS,
+        "QLoRA, FSDP over 2 x 3090, batch 1, context 512: 4.98 GiB reserved",
+        LLAMA2_7B, dict(method="qlora", seq_len=512, micro_batch=1, **_AAI), 2, 4.98 * GIB,
+        tags=("qlora", "reserved"),
     ),
 )  # fmt: skip

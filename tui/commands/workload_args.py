@@ -19,6 +19,7 @@ PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
 OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
 OFFLOADS = ("none", "optimizer", "params")
 PARALLELS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
+LOSSES = ("full", "chunked")
 
 # argparse dest -> Workload field, for error messages that name the flag the user typed.
 _FLAG_OF_FIELD = {
@@ -39,6 +40,7 @@ _FLAG_OF_FIELD = {
     "target_days": "--target-days",
     "mfu": "--mfu",
     "master_weights": "--master-weights",
+    "loss": "--loss",
 }
 
 
@@ -126,6 +128,13 @@ def add_workload_flags(parser: argparse.ArgumentParser) -> None:
         help="fp32 master copy of trained weights (default: on; --no-master-weights = pure "
         "bf16 training as litgpt bf16-true / torchtune)",
     )
+    g.add_argument(
+        "--loss",
+        choices=LOSSES,
+        default=None,
+        help="cross-entropy memory: full (default; Hugging Face upcasts all logits to fp32) or "
+        "chunked (torchtune-style chunked output + loss)",
+    )
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
@@ -165,6 +174,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "target_days",
         "mfu",
         "master_weights",
+        "loss",
     ):
         value = getattr(args, dest, None)
         if value is not None:
