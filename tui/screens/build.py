@@ -67,6 +67,8 @@ class BuildScreen(Screen[None]):
         status.append("slotwise ", style="bold")
         status.append(f"│ {build.chassis} ")
         gpus = sum(1 for s in build.slots.values() if s in app.catalog.gpus)
+        board = app.catalog.baseboards.get(build.baseboard or "")
+        gpus += board.gpu_count if board else 0
         status.append(f"│ {gpus} GPU{'s' if gpus != 1 else ''} ")
         status.append("│ ")
         status.append_text(summary_text(report))

@@ -85,12 +85,7 @@ class ChassisChooser(Screen[str | None]):
     def on_key(self, event) -> None:
         # Typing a letter while the list has focus goes to the filter (search as you type).
         ol = self.query_one("#chooser-list", OptionList)
-        if (
-            self.focused is ol
-            and event.character
-            and event.character.isalnum()
-            and event.key not in ("q", "n")
-        ):
+        if self.focused is ol and event.character and event.character.isalnum():
             inp = self.query_one("#chooser-filter", Input)
             inp.focus()
             inp.insert_text_at_cursor(event.character)

@@ -197,7 +197,7 @@ def map_rows(
             "env",
             "Site",
             f"{e.input_voltage} V AC · {e.ambient_c:g} °C · {e.redundancy} · {e.cooling} cooling",
-            "input, ambient, PSU policy, site cooling",
+            "",
             filled=True,
         )
     )
