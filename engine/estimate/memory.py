@@ -133,6 +133,18 @@ def uses_master_weights(workload: Workload) -> bool:
     return True if flag is None else bool(flag)
 
 
+def qlora_unquantized_bytes_per_param(workload: Workload) -> float:
+    """Bytes of a QLoRA base weight that is not quantized (embeddings, LM head, norms).
+
+    Mixed-precision QLoRA in the Hugging Face stack goes through PEFT's
+    ``prepare_model_for_kbit_training`` (called by the QLoRA paper's ``qlora.py`` and by TRL's
+    ``SFTTrainer`` for 4-bit models), which casts every fp16/bf16 parameter that is not a
+    ``Params4bit`` to fp32 "for stability".  Pure-bf16 recipes (litgpt ``bf16-true``, torchtune,
+    Answer.AI's FSDP-QLoRA with bf16 quant storage: ``--no-master-weights``) keep them in bf16.
+    """
+    return MASTER_WEIGHT_BYTES if uses_master_weights(workload) else BYTES["bf16"]
+
+
 def trainable_state_bytes(workload: Workload) -> tuple[float, float, float]:
     """(weight, gradient, optimizer) bytes per trainable parameter for full training."""
     w = weight_bytes_per_param(workload)
@@ -167,7 +179,10 @@ def _in_flight_bytes(
     ``weights`` is this GPU's unsharded weight bytes (already divided by tp).
     """
     layers = max(1, arch.num_hidden_layers)
-    emb_b = BYTES["bf16"] if workload.method == "qlora" else weight_bytes_per_param(workload)
+    if workload.method == "qlora":
+        emb_b = qlora_unquantized_bytes_per_param(workload)
+    else:
+        emb_b = weight_bytes_per_param(workload)
     emb_total = (counts.embedding + counts.lm_head) * emb_b / tp
     emb_unit = max(counts.embedding, counts.lm_head) * emb_b / tp
     per_layer = max(0.0, weights - emb_total) / layers
@@ -233,11 +248,13 @@ def memory_per_gpu(
         n_adapter = lora_params(arch, workload.lora_targets, workload.lora_rank)
         if workload.method == "qlora":
             linear = _linear_weights(arch)
-            base = linear * NF4_BITS_PER_PARAM / 8.0 + (P - linear) * BYTES["bf16"]
+            rest_b = qlora_unquantized_bytes_per_param(workload)
+            base = linear * NF4_BITS_PER_PARAM / 8.0 + (P - linear) * rest_b
             base += _largest_linear_weights(arch) * BYTES["bf16"]  # dequantized on the fly
             notes.append(
                 f"qlora: {linear / 1e9:.2f}B linear weights in NF4 "
-                f"({NF4_BITS_PER_PARAM:.3f} bit each), {(P - linear) / 1e9:.2f}B in bf16"
+                f"({NF4_BITS_PER_PARAM:.3f} bit each), {(P - linear) / 1e9:.2f}B (embeddings, "
+                f"LM head, norms) in {'fp32 (PEFT prepare_model_for_kbit_training)' if rest_b == 4 else 'bf16'}"
             )
         else:
             base = P * weight_bytes_per_param(workload)
