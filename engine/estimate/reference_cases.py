@@ -11,8 +11,10 @@ README prints GiB; Answer.AI's benchmark note prints GiB (peak *reserved* memory
 allocated); the PEFT docs print "GB" read off the GPU monitor (taken as 1e9 bytes; were it GiB the
 error would be 7 points worse).
 
-Four independent organisations measured these: Lightning AI (litgpt), PyTorch / Meta
-(torchtune), Answer.AI (fsdp_qlora) and Hugging Face (PEFT documentation).
+Five independent organisations measured these: Lightning AI (litgpt), PyTorch / Meta
+(torchtune), Answer.AI (fsdp_qlora), Hugging Face (PEFT documentation) and Unsloth (its
+"Hugging Face + FA2" baseline column: the longest context that fit in a card's memory, so the
+peak is the card's capacity).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ TORCHTUNE_README = (
 )
 ANSWERAI_BENCHMARKS = "https://github.com/AnswerDotAI/fsdp_qlora/blob/main/benchmarks_03_2024.md"
 PEFT_FSDP_DOCS = "https://huggingface.co/docs/peft/accelerate/fsdp"
+UNSLOTH_BENCHMARKS = "https://docs.unsloth.ai/basics/unsloth-benchmarks"
 
 
 def _arch(sku: str, hf: str, params_b: float, **cfg) -> ModelPreset:
@@ -336,6 +339,34 @@ CASES: tuple[MeasuredCase, ...] = (
         dict(method="qlora", seq_len=2048, micro_batch=2, lora_rank=8, parallel="zero3",
              grad_checkpointing=True, master_weights=False),
         2, 35.6 * GB, tags=("qlora", "device"),
+    ),
+) + tuple(
+    # ---- Unsloth docs, "Context length benchmarks", column "Hugging Face + FA2" (the baseline,
+    # not Unsloth's own kernels): Llama 3.1 8B Instruct, 4-bit QLoRA on q,k,v,o,gate,up,down,
+    # rank 32, batch 1, every sequence padded to the context length; the table gives the
+    # longest context that fit in each card, so the measured peak is the card's memory (GiB for
+    # these HBM/GDDR sizes).  The baseline is transformers + bitsandbytes NF4 + PEFT + TRL:
+    # mixed precision (fp32 adapters, prepare_model_for_kbit_training), gradient checkpointing
+    # (without it 28k tokens could not fit in 80 GB), HF loss.  Optimizer not stated: the
+    # adamw-8bit of Unsloth's notebooks is assumed (32-bit AdamW would add 0.5 GB).
+    MeasuredCase(
+        f"unsloth-hf-llama31-8b-qlora-{vram}gb", UNSLOTH_BENCHMARKS,
+        f"Llama 3.1 (8B) max context on a {vram} GB GPU, Hugging Face + FA2: {ctx:,} tokens",
+        LLAMA3_8B,
+        dict(method="qlora", seq_len=ctx, micro_batch=1, lora_rank=32, optimizer="adamw-8bit",
+             grad_checkpointing=True),
+        1, vram * GIB, tags=("qlora", "capacity"),
+    )
+    for vram, ctx in ((12, 932), (16, 2551), (24, 5789), (40, 12264), (48, 15502), (80, 28454))
+) + (
+    MeasuredCase(
+        "unsloth-hf-llama33-70b-qlora-80gb", UNSLOTH_BENCHMARKS,
+        "Llama 3.3 (70B) max context on an 80 GB A100, Hugging Face + FA2: 6,916 tokens",
+        LLAMA31_70B,
+        dict(method="qlora", seq_len=6916, micro_batch=1, lora_rank=32, optimizer="adamw-8bit",
+             grad_checkpointing=True),
+        1, 80 * GIB, tags=("qlora", "capacity"),
+        notes="Llama 3.3 70B has Llama 3.1 70B's architecture",
     ),
 )  # fmt: skip
 
