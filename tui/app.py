@@ -79,7 +79,6 @@ class SlotwiseApp(App[int]):
         self.bom_path: str | None = None
         self.saved_build: Build | None = None
         self._autosave_warned = False
-        self._too_small = None
         self.cursor_blink = cursor_blink  # False in tests/screenshots: deterministic frames
         self.initial_build = build  # start on this build (screenshots, tests): no chooser
 
@@ -436,19 +435,37 @@ class SlotwiseApp(App[int]):
         self._check_size(event.size)
 
     def _check_size(self, size=None) -> None:
+        """Cover the app with the "enlarge the terminal" notice while it is too small.  A
+        notice left under another screen closes itself when it comes back on top
+        (TooSmallScreen.on_screen_resume)."""
         from tui.screens.message import TooSmallScreen
 
         w, h = size or self.size
         small = w < MIN_WIDTH or h < MIN_HEIGHT
-        if small and self._too_small is None:
-            self._too_small = TooSmallScreen(MIN_WIDTH, MIN_HEIGHT)
-            self.push_screen(self._too_small)
-        elif small and self._too_small is not None:
-            self._too_small.refresh_text()
-        elif not small and self._too_small is not None:
-            if self.screen is self._too_small:
-                self.pop_screen()
-            self._too_small = None
+        top = self.screen if self.screen_stack else None
+        if small:
+            if isinstance(top, TooSmallScreen):
+                top.refresh_text()
+            else:
+                self.push_screen(TooSmallScreen(MIN_WIDTH, MIN_HEIGHT))
+        elif isinstance(top, TooSmallScreen):
+            self.pop_screen()
+
+    def push_screen(self, screen, *args, **kwargs):
+        """As App.push_screen, but the size notice stays on top: a screen opened while the
+        terminal is too small goes under it (at most one notice is ever on the stack)."""
+        from tui.screens.message import TooSmallScreen
+
+        if (
+            not isinstance(screen, TooSmallScreen)
+            and self.screen_stack
+            and isinstance(self.screen, TooSmallScreen)
+        ):
+            self.pop_screen()
+            result = super().push_screen(screen, *args, **kwargs)
+            super().push_screen(TooSmallScreen(MIN_WIDTH, MIN_HEIGHT))
+            return result
+        return super().push_screen(screen, *args, **kwargs)
 
 
 def fixed_clock(when: datetime) -> Clock:

@@ -194,6 +194,18 @@ async def test_narrow_terminal_guard_and_stacked_layout(make_app):
         assert app.screen.has_class("-wide")
 
 
+async def test_starting_in_a_tiny_terminal_shows_the_notice_on_top(make_app):
+    app = make_app()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await started(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)  # above the chassis chooser
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert isinstance(app.screen, ChassisChooser)
+        assert not any(isinstance(s, TooSmallScreen) for s in app.screen_stack)
+
+
 async def test_quit_with_unsaved_work_asks_and_resume_restores(make_app):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:

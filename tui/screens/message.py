@@ -52,6 +52,13 @@ class TooSmallScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.refresh_text()
 
+    def on_screen_resume(self) -> None:
+        w, h = self.app.size
+        if w >= self.min_w and h >= self.min_h:
+            self.dismiss(None)
+        else:
+            self.refresh_text()
+
     def refresh_text(self) -> None:
         w, h = self.app.size
         self.query_one("#too-small", Static).update(
