@@ -162,7 +162,8 @@ def test_every_type_and_method_gives_complete_consistent_json(
     if data["fits"]:
         assert data["min_gpus"] == 1
     else:
-        assert data["advice"], "a workload that does not fit comes with what to change"
+        # A workload that does not fit says what to change: more GPUs and/or other settings.
+        assert data["advice"] or data["min_gpus"]
         assert data["min_gpus"] is None or data["min_gpus"] > 1
     total_b, active_b = PUBLISHED_B[model_type]
     assert data["params"] / 1e9 == pytest.approx(total_b, rel=0.02)
@@ -249,11 +250,29 @@ def test_fsdp_is_zero3_and_is_the_multi_gpu_default(config_dir, capsys):
 
 @pytest.mark.parametrize("model_type", ["mixtral", "deepseek_v3"])
 def test_moe_inference_keeps_every_expert_resident(config_dir, capsys, model_type):
-    _, data = estimate_json(capsys, config_dir / model_type / "config.json")
+    cfg = config_dir / model_type / "config.json"
+    _, data = estimate_json(capsys, cfg, "--precision", "bf16")
     assert data["params"] > 3 * data["active_params"]
     assert data["memory_per_gpu"]["weights_bytes"] == pytest.approx(2 * data["params"], abs=2)
-    _, fp8 = estimate_json(capsys, config_dir / model_type / "config.json", "--precision", "fp8")
+    _, fp8 = estimate_json(capsys, cfg, "--precision", "fp8")
     assert fp8["memory_per_gpu"]["weights_bytes"] == pytest.approx(data["params"], abs=2)
+
+
+def test_fp8_checkpoint_is_served_in_fp8_unless_told_otherwise(config_dir, capsys):
+    """DeepSeek-V3's config.json ships quantization_config quant_method fp8: inference defaults to
+    FP8 weights (what vLLM / SGLang load) with a warning; --precision overrides; fine-tuning
+    (which dequantizes to bf16) is not affected."""
+    cfg = config_dir / "deepseek_v3" / "config.json"
+    _, default = estimate_json(capsys, cfg, "--gpus", "8")
+    assert default["precision"] == "fp8"
+    assert default["memory_per_gpu"]["weights_bytes"] == pytest.approx(default["params"] / 8, abs=2)
+    assert any("fp8" in w and "--precision" in w for w in default["warnings"])
+    _, bf16 = estimate_json(capsys, cfg, "--gpus", "8", "--precision", "bf16")
+    assert bf16["precision"] == "bf16" and not any("fp8" in w for w in bf16["warnings"])
+    _, lora = estimate_json(capsys, cfg, "--gpus", "64", "--method", "lora")
+    assert lora["precision"] == "bf16"
+    _, llama = estimate_json(capsys, config_dir / "llama" / "config.json")
+    assert llama["precision"] == "bf16"
 
 
 def test_inference_kv_cache_is_gqa_aware_at_long_context(config_dir, capsys):

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
+from pathlib import Path
 
 from engine.estimate import Estimate, estimate, suggest_changes
+from engine.estimate.checkpoint import checkpoint_format
 from engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
 from engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
 from parts.catalog import Catalog
@@ -70,11 +73,54 @@ def _resolve(args, workload, catalog) -> tuple[ModelPreset, list[str]]:
         raise UsageError(str(exc)) from None
 
 
+def _raw_config(ref: str) -> dict | None:
+    """The config.json dict behind ``--config`` (local file, or the Hub cache that resolving it
+    just filled), or None when it cannot be read; resolving already reported any problem."""
+    path = Path(ref).expanduser()
+    if path.is_dir():
+        path = path / "config.json"
+    try:
+        if path.is_file():
+            data = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            from engine.hub import HubError, fetch_config
+
+            try:
+                data = fetch_config(ref, offline=True).config
+            except HubError:
+                return None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _serving_precision(args, workload, warnings: list[str]):
+    """Inference of a checkpoint stored in FP8 serves FP8 weights unless --precision says else."""
+    if workload.method != "inference" or not workload.config or args.precision is not None:
+        return workload
+    cfg = _raw_config(workload.config)
+    if cfg is None:
+        return workload
+    fmt = checkpoint_format(cfg)
+    if fmt.precision:
+        warnings.append(
+            f"{fmt.note}: estimating {fmt.precision} inference (pass --precision to override)"
+        )
+        return workload.model_copy(update={"precision": fmt.precision})
+    if fmt.note:
+        warnings.append(
+            f"{fmt.note}: slotwise has no 4-bit serving precision, so the weights are estimated "
+            f"in {workload.precision} (several times what the checkpoint needs)"
+        )
+    return workload
+
+
 def run(args: argparse.Namespace) -> int:
     workload = workload_from_args(args)
     catalog = get_catalog(args)
     gpu = find_gpu(catalog, args.gpu)
     arch, warnings = _resolve(args, workload, catalog)
+    workload = _serving_precision(args, workload, warnings)
     try:
         est = estimate(workload, gpu, args.gpus, arch=arch, gpus_per_server=args.gpus_per_server)
         advice = [] if est.fits else suggest_changes(workload, gpu, args.gpus, arch=arch)
@@ -86,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         data = est.to_json()
         data["model"] = arch.sku
         data["method"] = workload.method
+        data["precision"] = workload.precision
         data["warnings"] = warnings
         data["advice"] = [
             {"change": label, "total_bytes": round(gib * GIB), "fits": fits}
