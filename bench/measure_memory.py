@@ -40,7 +40,11 @@ sys.path.insert(0, str(ROOT))
 
 from engine.estimate import estimate  # noqa: E402
 from engine.estimate.params import linear_params_by_module  # noqa: E402
-from engine.estimate.reference_cases import CASES  # noqa: E402
+from engine.estimate.reference_cases import (  # noqa: E402
+    A100_80GB,
+    CASES,
+    KNOWN_MISSES,
+)
 from engine.workload import Workload  # noqa: E402
 from parts.schema import Gpu, ModelPreset  # noqa: E402
 
@@ -178,6 +182,8 @@ def unsupported(workload: Workload) -> str | None:
         return "CPU offload needs DeepSpeed/FSDP; this bench runs one plain GPU"
     if workload.tp != 1:
         return "tensor parallelism needs several GPUs; this bench runs one"
+    if workload.loss == "chunked":
+        return "the chunked loss is torchtune's; this bench runs the Hugging Face loss"
     return None
 
 
@@ -205,6 +211,10 @@ def measure(arch: ModelPreset, workload: Workload, steps: int = 3) -> dict:
     if workload.method == "qlora":
         model = AutoModelForCausalLM.from_config(config, **kw)  # on CPU, then quantize
         _quantize_linears(model, torch)
+        if master:  # what PEFT's prepare_model_for_kbit_training does to the rest
+            for p in model.parameters():
+                if p.dtype in (torch.float16, torch.bfloat16):
+                    p.data = p.data.to(torch.float32)
         model = model.to(dev)
     else:
         with dev:
@@ -233,7 +243,7 @@ def measure(arch: ModelPreset, workload: Workload, steps: int = 3) -> dict:
         model.train()
         params = [p for p in model.parameters() if p.requires_grad]
         opt = _optimizer(params, workload, torch)
-        autocast = master and workload.method in ("full", "pretrain")
+        autocast = master and workload.method in ("full", "pretrain", "qlora")
         for _ in range(steps):
             ids = torch.randint(0, vocab, (b, s), device=dev)
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
@@ -279,6 +289,32 @@ def _row(label: str, est: dict, got: dict, published: float | None) -> str:
     )
 
 
+def accuracy_table() -> str:
+    """Every published case: estimate, measured, signed error; then the gated summary."""
+    import statistics
+
+    lines = [f"{'case':42s} {'estimate':>9s} {'measured':>9s}  error   source"]
+    errors = []
+    for c in CASES + KNOWN_MISSES:
+        est = estimate(c.make_workload(), A100_80GB, c.gpus, arch=c.arch)
+        err = est.memory_per_gpu.total_bytes / c.measured_bytes - 1.0
+        if c in CASES:
+            errors.append(abs(err))
+        parts = c.source.split("/")
+        host = parts[3] if parts[2] == "github.com" else parts[2]
+        lines.append(
+            f"{c.id:42s} {est.memory_per_gpu.total_bytes / GB:6.2f} GB {c.measured_bytes / GB:6.2f}"
+            f" GB {err:+6.1%}  {host}" + ("  (known miss, not gated)" if c in KNOWN_MISSES else "")
+        )
+    errors.sort()
+    lines.append(
+        f"{len(CASES)} gated cases from {len({c.source for c in CASES})} sources: median |error| "
+        f"{statistics.median(errors):.1%}, worst {errors[-1]:.1%}, "
+        f"{sum(e <= 0.10 for e in errors)} within 10 %"
+    )
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from tui.commands.workload_args import add_workload_flags
 
@@ -291,6 +327,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--case", metavar="ID", help="run one published reference case")
     p.add_argument("--all-cases", action="store_true", help="run every single-GPU reference case")
     p.add_argument("--list-cases", action="store_true", help="list the reference cases and exit")
+    p.add_argument(
+        "--table",
+        action="store_true",
+        help="print slotwise's estimate against every published figure and exit (no GPU needed)",
+    )
     p.add_argument("--layers", type=int, metavar="N", help="shrink the model to N layers")
     p.add_argument("--steps", type=int, default=3, metavar="N", help="training steps (3)")
     p.add_argument("--json", action="store_true", help="print results as JSON")
@@ -299,6 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.table:
+        print(accuracy_table())
+        return 0
     if args.list_cases:
         for c in CASES:
             print(f"{c.id:40s} {c.gpus} GPU(s)  {c.measured_bytes / GB:7.2f} GB  {c.settings}")

@@ -69,3 +69,15 @@ def test_unsupported_workloads_are_refused_with_a_reason():
     assert mod.unsupported(Workload(method="full", offload="optimizer"))
     assert mod.unsupported(Workload(method="full", tp=2))
     assert mod.unsupported(Workload(method="lora")) is None
+
+
+def test_accuracy_table_lists_every_case_and_the_gated_summary():
+    mod = _load()
+    from engine.estimate.reference_cases import CASES, KNOWN_MISSES
+
+    text = mod.accuracy_table()
+    rows = text.splitlines()
+    assert len(rows) == 1 + len(CASES) + len(KNOWN_MISSES) + 1
+    assert all(c.id in text for c in CASES + KNOWN_MISSES)
+    assert rows[-1].startswith(f"{len(CASES)} gated cases") and "median |error|" in rows[-1]
+    assert "Lightning-AI" in text and "docs.unsloth.ai" in text
