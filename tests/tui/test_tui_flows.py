@@ -362,3 +362,14 @@ async def test_site_settings_low_line_changes_the_power_budget(make_app, catalog
         assert env.cooling == "air" and env.ambient_c == 25
         low = app.report.budget("power").available
         assert low is None or low < high
+
+
+async def test_bad_catalog_overlay_is_a_message_and_exit_code_2(make_app, tmp_path):
+    app = make_app(catalog=None, catalog_dir=str(tmp_path / "no-such-dir"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert "no-such-dir" in app.screen.message
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.return_value == 2

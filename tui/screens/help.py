@@ -36,5 +36,8 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(classes="dialog-scroll"):
                 yield Static(help_table())
 
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()  # arrows / PgUp / PgDn scroll the list
+
     def action_close(self) -> None:
         self.dismiss(None)
