@@ -46,10 +46,10 @@ log-probabilities and the fp32 gradient of the logits at the same time: ``e + 4 
 per token per vocabulary entry.  They are freed before the last layer's backward starts, but
 the caching allocator keeps such large blocks reserved, so we add them to the layer working set
 rather than take the larger of the two: Answer.AI's reserved peaks (reference_cases.py) agree
-with the sum (median |error| 1.5 %) and not with the larger one (-11 % to -24 %).  With 128k-256k vocabularies this is
-often the largest single item.  ``--loss chunked`` (torchtune ``CEWithChunkedOutputLoss``, 8
-chunks): the bf16 logits are still materialised, but the fp32 buffers exist for one chunk at a
-time: ``e + 12 / 8`` bytes.
+with the sum (median |error| 1.5 %) and not with the larger one (-11 % to -24 %).  With
+128k-256k vocabularies this is often the largest single item.  ``--loss chunked`` (torchtune
+``CEWithChunkedOutputLoss``, 8 chunks): the bf16 logits are still materialised, but the fp32
+buffers exist for one chunk at a time: ``e + 12 / 8`` bytes.
 """
 
 from __future__ import annotations
