@@ -18,6 +18,10 @@ Origins of each term:
   one layer stays on the GPU); ZeRO-Infinity / FSDP ``CPUOffload(offload_params=True)``
   (Rajbhandari et al. 2021, arXiv:2104.07857) also moves the weights, leaving the two
   in-flight layers.
+* FSDP + QLoRA (Answer.AI / bitsandbytes 0.43, ``bnb_4bit_quant_storage``): the packed 4-bit
+  weights are FSDP parameters and are sharded / offloaded like any other, but the quantization
+  constants (absmax, double-quantization state) live in each ``Linear4bit``'s ``quant_state``,
+  which FSDP does not flatten, so every GPU keeps all of them.
 * LoRA (Hu et al. 2021, arXiv:2106.09685): the base is frozen (no gradients or optimizer state);
   adapters are trained in fp32 by PEFT (``autocast_adapter_dtype=True``): 16 bytes each with
   AdamW.  QLoRA (Dettmers et al. 2023) stores every linear layer of the base in NF4 with double
@@ -222,6 +226,7 @@ def memory_per_gpu(
     offload = workload.offload
 
     weights = grads = opt = acts = kv = logits = adapter = 0.0
+    quant_constants = 0.0  # NF4 absmax constants: module state, not parameters
 
     if workload.method == "inference":
         weights = P * weight_bytes_per_param(workload) / tp
@@ -251,6 +256,7 @@ def memory_per_gpu(
             rest_b = qlora_unquantized_bytes_per_param(workload)
             base = linear * NF4_BITS_PER_PARAM / 8.0 + (P - linear) * rest_b
             base += _largest_linear_weights(arch) * BYTES["bf16"]  # dequantized on the fly
+            quant_constants = linear * (NF4_BITS_PER_PARAM - 4.0) / 8.0 / tp
             notes.append(
                 f"qlora: {linear / 1e9:.2f}B linear weights in NF4 "
                 f"({NF4_BITS_PER_PARAM:.3f} bit each), {(P - linear) / 1e9:.2f}B (embeddings, "
@@ -302,14 +308,20 @@ def memory_per_gpu(
         if shard_grad:
             grads /= dp
         if shard_w:
-            weights = min(weights, weights / dp + in_flight)
+            weights = min(weights, (weights - quant_constants) / dp + quant_constants + in_flight)
         if offload in ("optimizer", "params"):
             opt = 0.0
             grads /= layers  # a bucket of about one layer's gradients stays on the GPU
             notes.append("optimizer state, fp32 master and gradients on CPU (ZeRO-Offload)")
         if offload == "params":
-            weights = min(weights, in_flight)
+            weights = min(weights, in_flight + quant_constants)
             notes.append("weights on CPU; the layer in use and the prefetched one stay on GPU")
+        if quant_constants and (shard_w or offload == "params"):
+            notes.append(
+                f"NF4 quantization constants ({quant_constants / 2**30:.2f} GiB) stay whole on "
+                "every GPU: bitsandbytes keeps them as module state, which FSDP neither shards "
+                "nor offloads"
+            )
         if parallel != "ddp" and dp > 1:
             notes.append(f"{parallel} over {dp} data-parallel GPUs")
 
