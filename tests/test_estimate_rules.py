@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from engine.estimate import estimate, min_gpus, suggest_changes
 from engine.estimate.constants import GIB, NF4_BITS_PER_PARAM
-from engine.estimate.memory import trainable_state_bytes
+from engine.estimate.memory import _in_flight_bytes, trainable_state_bytes
 from engine.estimate.params import count_params, linear_params_by_module, lora_params
 from engine.estimate.reference_cases import A100_80GB, LLAMA2_7B, LLAMA2_13B, LLAMA3_8B, _arch
 from engine.workload import LORA_TARGET_SETS, Workload
@@ -304,3 +304,19 @@ def test_moe_decode_reads_more_experts_as_the_batch_grows():
     assert one.decode_tokens_per_s == pytest.approx(
         2039e9 * 0.6 / (2 * counts.active + one.memory_per_gpu.kv_cache_bytes), rel=0.01
     )
+
+
+def test_fsdp_qlora_keeps_nf4_constants_whole_on_every_gpu():
+    """bitsandbytes keeps absmax constants in quant_state (not FSDP parameters): sharding over
+    more GPUs or offloading never removes them."""
+    linear = sum(s.weights for sh in linear_params_by_module(LLAMA2_7B).values() for s in sh)
+    constants = linear * (NF4_BITS_PER_PARAM - 4.0) / 8.0
+    w = Workload(method="qlora", parallel="zero3")
+    whole = mem(w).weights_bytes
+    in_flight = _in_flight_bytes(LLAMA2_7B, count_params(LLAMA2_7B), whole, w, 1)
+    for n in (2, 8, 64):
+        assert mem(w, gpus=n).weights_bytes == pytest.approx(
+            (whole - constants) / n + constants + in_flight
+        )
+    off = mem(w.model_copy(update={"offload": "params"}), gpus=8)
+    assert off.weights_bytes == pytest.approx(in_flight + constants)
