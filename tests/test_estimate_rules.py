@@ -287,7 +287,13 @@ def test_long_context_advice_points_at_tensor_parallel_and_fused_loss():
     advice = {label.split(" (")[0].split(":")[0]: fits for label, _, fits in
               suggest_changes(w, GPU_48GB, 1, arch=LLAMA3_8B)}  # fmt: skip
     assert advice["tensor parallel 8 inside one server"] is True
-    assert any(label.startswith("a fused/chunked cross-entropy") for label in advice)
+    assert any(label.startswith("chunked cross-entropy") for label in advice)
+    chunked = [gib for label, gib, _ in suggest_changes(w, GPU_48GB, 1, arch=LLAMA3_8B)
+               if label.startswith("chunked cross-entropy")]  # fmt: skip
+    expected = mem(w.model_copy(update={"loss": "chunked"}), arch=LLAMA3_8B).total_bytes / GIB
+    assert chunked == [pytest.approx(expected)]
+    again = suggest_changes(w.model_copy(update={"loss": "chunked"}), GPU_48GB, 1, arch=LLAMA3_8B)
+    assert not any(label.startswith("chunked cross-entropy") for label, _, _ in again)
 
 
 def test_moe_decode_reads_more_experts_as_the_batch_grows():

@@ -325,13 +325,12 @@ def suggest_changes(
     if workload.training and workload.tp == 1:
         n = max(gpus, 8)
         trial(f"tensor parallel 8 inside one server ({n} GPUs)", n=n, tp=8)
-    if workload.training and now.logits_bytes > 0.1 * now.total_bytes:
-        # Not a re-estimate of another workload: the same one without materialized logits.
-        total = now.total_bytes - now.logits_bytes
-        out.append(
-            ("a fused/chunked cross-entropy (Liger, torchtune) saves up to "
-             f"{now.logits_bytes / GIB:.1f} GiB", total / GIB, total <= cap)
-        )  # fmt: skip
+    if (
+        workload.training
+        and workload.loss != "chunked"
+        and now.logits_bytes > 0.1 * now.total_bytes
+    ):
+        trial("chunked cross-entropy (--loss chunked, as torchtune computes it)", loss="chunked")
     if not workload.training and workload.precision in ("bf16", "fp16", "fp32"):
         trial("serve in FP8", precision="fp8")
     return out
