@@ -247,6 +247,7 @@ _TIE_DEFAULT = {
     "mistral": False,
     "mixtral": False,
     "qwen2": False,
+    "gemma": True,  # GemmaConfig's default; google/gemma-2b's config.json does not say it
     "gemma2": True,
     "phi3": False,
     "deepseek_v3": False,

@@ -62,6 +62,14 @@ CONFIGS: dict[str, dict] = {
         "max_position_embeddings": 8192, "sliding_window": 4096, "torch_dtype": "float32",
         "final_logit_softcapping": 30.0, "attn_logit_softcapping": 50.0,
     },
+    # https://huggingface.co/google/gemma-7b/blob/main/config.json (no tie_word_embeddings key:
+    # GemmaConfig ties by default)
+    "gemma": {
+        "architectures": ["GemmaForCausalLM"], "model_type": "gemma", "hidden_size": 3072,
+        "intermediate_size": 24576, "num_hidden_layers": 28, "num_attention_heads": 16,
+        "num_key_value_heads": 16, "head_dim": 256, "vocab_size": 256000,
+        "max_position_embeddings": 8192, "hidden_act": "gelu", "torch_dtype": "bfloat16",
+    },
     # https://huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json
     "phi3": {
         "architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 3072,
@@ -99,6 +107,7 @@ PUBLISHED_B = {
     "mixtral": (46.7, 12.9),
     "qwen2": (7.62, None),
     "gemma2": (9.24, None),
+    "gemma": (8.54, None),
     "phi3": (3.82, None),
     "deepseek_v3": (671.0, 37.0),
     "olmo2": (7.30, None),
