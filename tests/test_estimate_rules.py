@@ -12,7 +12,14 @@ from engine.estimate import estimate, min_gpus, suggest_changes
 from engine.estimate.constants import GIB, NF4_BITS_PER_PARAM
 from engine.estimate.memory import _in_flight_bytes, trainable_state_bytes
 from engine.estimate.params import count_params, linear_params_by_module, lora_params
-from engine.estimate.reference_cases import A100_80GB, LLAMA2_7B, LLAMA2_13B, LLAMA3_8B, _arch
+from engine.estimate.reference_cases import (
+    A100_80GB,
+    GEMMA_2B,
+    LLAMA2_7B,
+    LLAMA2_13B,
+    LLAMA3_8B,
+    _arch,
+)
 from engine.workload import LORA_TARGET_SETS, Workload
 from parts.schema import Gpu
 
@@ -227,11 +234,12 @@ workloads = st.builds(
     tp=st.sampled_from([1, 2, 4, 8]),
     tokens=st.sampled_from([None, 1e9, 1e12]),
     master_weights=st.sampled_from([None, True, False]),
+    loss=st.sampled_from([None, "full", "chunked"]),
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(w=workloads, gpus=st.integers(1, 256), arch=st.sampled_from([LLAMA2_7B, MIXTRAL]))
+@given(w=workloads, gpus=st.integers(1, 256), arch=st.sampled_from([LLAMA2_7B, MIXTRAL, GEMMA_2B]))
 def test_estimate_never_raises_and_is_consistent(w, gpus, arch):
     est = estimate(w, A100_80GB, gpus, arch=arch)
     m = est.memory_per_gpu
