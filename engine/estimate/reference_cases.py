@@ -362,8 +362,8 @@ CASES: tuple[MeasuredCase, ...] = (
     # ---- Unsloth docs, "Context length benchmarks", column "Hugging Face + FA2" (the baseline,
     # not Unsloth's own kernels): Llama 3.1 8B Instruct, 4-bit QLoRA on q,k,v,o,gate,up,down,
     # rank 32, batch 1, every sequence padded to the context length; the table gives the
-    # longest context that fit in each card, so the measured peak is the card's memory (GiB for
-    # these HBM/GDDR sizes).  The baseline is transformers + bitsandbytes NF4 + PEFT + TRL:
+    # longest context that fit in each card, so the measured peak is the card's memory (taken
+    # as the nominal size in GiB; some 16/24/48 GB cards expose up to 6 % less).  The baseline is transformers + bitsandbytes NF4 + PEFT + TRL:
     # mixed precision (fp32 adapters, prepare_model_for_kbit_training), gradient checkpointing
     # (without it 28k tokens could not fit in 80 GB), HF loss.  Optimizer not stated: the
     # adamw-8bit of Unsloth's notebooks is assumed (32-bit AdamW would add 0.5 GB).
