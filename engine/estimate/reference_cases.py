@@ -231,11 +231,13 @@ CASES: tuple[MeasuredCase, ...] = (
     ),
 ) + (
     # ---- Answer.AI, "Benchmarking QLoRA+FSDP" (Feb-Mar 2024), 2 x 24 GB GPUs (3090 / 4090).
-    # train.py defaults of that time (commit 299f51a9, the one benchmarking/*.sh names): FSDP
-    # FULL_SHARD over both GPUs (``--use_ddp`` = no sharding), precision bf16_buffers_autocast
-    # (bf16 weights, adapters and AdamW states: no fp32 master), LoRA r=64 on k,q,v,up,down,gate
-    # (no o_proj), dropout 0.1, FSDP activation checkpointing per decoder layer, FlashAttention 2,
-    # the "dummy" data set truncated at the context length, HF LlamaForCausalLM loss.
+    # train.py defaults (LoRA settings identical in commit 299f51a9, which
+    # benchmarking/small_gpu_benchmarking.sh names, and in later versions): FSDP FULL_SHARD over
+    # both GPUs (``--use_ddp`` = no sharding), precision bf16 (bf16_buffers_autocast in the
+    # earliest version: either way weights, adapters and AdamW states are bf16, no fp32 master),
+    # LoRA r=64 on k,q,v,up,down,gate (no o_proj), dropout 0.1, FSDP activation checkpointing per
+    # decoder layer, FlashAttention 2, the "dummy" data set truncated at the context length, HF
+    # LlamaForCausalLM loss; CPU offload only where the table says so.
     # The table prints peak *reserved* memory; the text gives the allocated figure for two runs.
     MeasuredCase(
         "answerai-llama2-7b-lora-ctx512-alloc", ANSWERAI_BENCHMARKS,
