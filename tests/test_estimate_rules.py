@@ -325,12 +325,25 @@ def test_fsdp_qlora_keeps_nf4_constants_whole_on_every_gpu():
     more GPUs or offloading never removes them."""
     linear = sum(s.weights for sh in linear_params_by_module(LLAMA2_7B).values() for s in sh)
     constants = linear * (NF4_BITS_PER_PARAM - 4.0) / 8.0
-    w = Workload(method="qlora", parallel="zero3")
+    w = Workload(method="qlora", parallel="zero3", master_weights=False)
     whole = mem(w).weights_bytes
-    in_flight = _in_flight_bytes(LLAMA2_7B, count_params(LLAMA2_7B), whole, w, 1)
+    in_flight = _in_flight_bytes(LLAMA2_7B, count_params(LLAMA2_7B), whole, w, 1, sharded=True)
     for n in (2, 8, 64):
         assert mem(w, gpus=n).weights_bytes == pytest.approx(
             (whole - constants) / n + constants + in_flight
         )
     off = mem(w.model_copy(update={"offload": "params"}), gpus=8)
     assert off.weights_bytes == pytest.approx(in_flight + constants)
+
+
+def test_sharded_qlora_keeps_unquantized_weights_in_the_storage_dtype():
+    """TRL skips prepare_model_for_kbit_training for FSDP / ZeRO-3 QLoRA: with mixed precision
+    the embeddings and LM head are fp32 on one GPU but bf16 (the quant storage dtype) when
+    sharded; the adapters stay fp32 either way."""
+    mixed, pure = Workload(method="qlora"), Workload(method="qlora", master_weights=False)
+    assert mem(mixed).weights_bytes > mem(pure).weights_bytes
+    adapters = lora_params(LLAMA2_7B, LORA_TARGET_SETS["all-linear"], 16)
+    for n in (2, 8):
+        gap = mem(mixed, gpus=n).weights_bytes - mem(pure, gpus=n).weights_bytes
+        # fp32 vs bf16 adapters: their shard plus their share of the two layers in flight
+        assert adapters * 2 / n <= gap <= adapters * 2 * (1 / n + 2 / 32)

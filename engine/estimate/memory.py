@@ -137,16 +137,20 @@ def uses_master_weights(workload: Workload) -> bool:
     return True if flag is None else bool(flag)
 
 
-def qlora_unquantized_bytes_per_param(workload: Workload) -> float:
+def qlora_unquantized_bytes_per_param(workload: Workload, *, sharded: bool = False) -> float:
     """Bytes of a QLoRA base weight that is not quantized (embeddings, LM head, norms).
 
     Mixed-precision QLoRA in the Hugging Face stack goes through PEFT's
     ``prepare_model_for_kbit_training`` (called by the QLoRA paper's ``qlora.py`` and by TRL's
     ``SFTTrainer`` for 4-bit models), which casts every fp16/bf16 parameter that is not a
-    ``Params4bit`` to fp32 "for stability".  Pure-bf16 recipes (litgpt ``bf16-true``, torchtune,
-    Answer.AI's FSDP-QLoRA with bf16 quant storage: ``--no-master-weights``) keep them in bf16.
+    ``Params4bit`` to fp32 "for stability".  Sharded QLoRA (FSDP / ZeRO-3, ``sharded=True``)
+    skips it (TRL: ``is_qlora and not is_sharded_qlora``) because FSDP needs one dtype, the
+    ``bnb_4bit_quant_storage`` one, so those stay bf16; so do pure-bf16 recipes (litgpt
+    ``bf16-true``, torchtune, Answer.AI: ``--no-master-weights``).
     """
-    return MASTER_WEIGHT_BYTES if uses_master_weights(workload) else BYTES["bf16"]
+    if sharded or not uses_master_weights(workload):
+        return BYTES["bf16"]
+    return MASTER_WEIGHT_BYTES
 
 
 def trainable_state_bytes(workload: Workload) -> tuple[float, float, float]:
@@ -174,7 +178,13 @@ def _linear_weights(arch: ModelPreset) -> int:
 
 
 def _in_flight_bytes(
-    arch: ModelPreset, counts: ParamCounts, weights: float, workload: Workload, tp: int
+    arch: ModelPreset,
+    counts: ParamCounts,
+    weights: float,
+    workload: Workload,
+    tp: int,
+    *,
+    sharded: bool = False,
 ) -> float:
     """Unsharded weights resident while ZeRO-3/FSDP or offload streams layers through the GPU.
 
@@ -184,7 +194,7 @@ def _in_flight_bytes(
     """
     layers = max(1, arch.num_hidden_layers)
     if workload.method == "qlora":
-        emb_b = qlora_unquantized_bytes_per_param(workload)
+        emb_b = qlora_unquantized_bytes_per_param(workload, sharded=sharded)
     else:
         emb_b = weight_bytes_per_param(workload)
     emb_total = (counts.embedding + counts.lm_head) * emb_b / tp
@@ -253,7 +263,7 @@ def memory_per_gpu(
         n_adapter = lora_params(arch, workload.lora_targets, workload.lora_rank)
         if workload.method == "qlora":
             linear = _linear_weights(arch)
-            rest_b = qlora_unquantized_bytes_per_param(workload)
+            rest_b = qlora_unquantized_bytes_per_param(workload, sharded=shard_w)
             base = linear * NF4_BITS_PER_PARAM / 8.0 + (P - linear) * rest_b
             base += _largest_linear_weights(arch) * BYTES["bf16"]  # dequantized on the fly
             quant_constants = linear * (NF4_BITS_PER_PARAM - 4.0) / 8.0 / tp
@@ -302,7 +312,7 @@ def memory_per_gpu(
 
     # Sharding and offload apply to the persistent state.
     if workload.training:
-        in_flight = _in_flight_bytes(arch, counts, weights, workload, tp)
+        in_flight = _in_flight_bytes(arch, counts, weights, workload, tp, sharded=shard_w)
         if shard_opt:
             opt /= dp
         if shard_grad:

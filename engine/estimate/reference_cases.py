@@ -331,15 +331,16 @@ CASES: tuple[MeasuredCase, ...] = (
     ),
     # ---- Hugging Face PEFT docs, "Use PEFT QLoRA and FSDP for finetuning large models on
     # multiple GPUs" (examples/sft/run_peft_qlora_fsdp.sh): Llama-2-70b-hf on 2 GPUs, FSDP
-    # FULL_SHARD, bf16 (quant storage bf16, no fp32 master), NF4 + nested (double) quantization,
-    # LoRA r=8 on all linear layers, dropout 0.1, batch 2, packed to 2048, gradient checkpointing,
-    # FlashAttention 2, TRL SFTTrainer (HF loss).
+    # FULL_SHARD, base in bf16 (quant storage bf16, so TRL skips prepare_model_for_kbit_training),
+    # Trainer --bf16 autocast with fp32 adapters (PEFT > 0.13 autocast_adapter_dtype) and AdamW,
+    # NF4 + nested (double) quantization, LoRA r=8 on all linear layers, dropout 0.1, batch 2,
+    # packed to 2048, gradient checkpointing, FlashAttention 2, TRL SFTTrainer (HF loss).
     MeasuredCase(
         "peft-llama2-70b-qlora-fsdp-2gpu", PEFT_FSDP_DOCS,
         "QLoRA + FSDP on 2 GPUs without CPU offloading: 35.6 GB per GPU",
         LLAMA2_70B,
         dict(method="qlora", seq_len=2048, micro_batch=2, lora_rank=8, parallel="zero3",
-             grad_checkpointing=True, master_weights=False),
+             grad_checkpointing=True),
         2, 35.6 * GB, tags=("qlora", "device"),
     ),
     # Answer.AI again (same train.py defaults): Llama 2 70B through CPU offload (the Hugging Face
@@ -405,7 +406,7 @@ KNOWN_MISSES: tuple[MeasuredCase, ...] = (
         "QLoRA + FSDP + CPU offloading on 2 GPUs: 19.6 GB per GPU (settings as above)",
         LLAMA2_70B,
         dict(method="qlora", seq_len=2048, micro_batch=2, lora_rank=8, parallel="zero3",
-             grad_checkpointing=True, master_weights=False, offload="params"),
+             grad_checkpointing=True, offload="params"),
         2, 19.6 * GB, tags=("qlora", "device", "offload"),
     ),
 )  # fmt: skip
