@@ -315,10 +315,19 @@ class SlotwiseApp(App[int]):
 
     # ------------------------------------------------------------------------- actions
     def action_help(self) -> None:
+        from textual.command import CommandPalette
+
         from tui.screens.help import HelpScreen
 
-        if not any(isinstance(s, HelpScreen) for s in self.screen_stack):
+        if not any(isinstance(s, HelpScreen | CommandPalette) for s in self.screen_stack):
             self.push_screen(HelpScreen())
+
+    def action_command_palette(self) -> None:
+        # One palette at most, even when another screen was opened above it.
+        from textual.command import CommandPalette
+
+        if not any(isinstance(s, CommandPalette) for s in self.screen_stack):
+            super().action_command_palette()
 
     def action_new_build(self) -> None:
         from tui.screens.chooser import ChassisChooser

@@ -24,7 +24,7 @@ class Key:
 
 
 APP_KEYS: tuple[Key, ...] = (
-    Key("app.help", "f1,question_mark", "help", "Help", "Show every key.", priority=True),
+    Key("app.help", "f1,question_mark", "help", "Help", "Show every key."),
     Key(
         "app.quit",
         "ctrl+q",
