@@ -373,3 +373,55 @@ async def test_bad_catalog_overlay_is_a_message_and_exit_code_2(make_app, tmp_pa
         await pilot.press("enter")
         await pilot.pause()
     assert app.return_value == 2
+
+
+async def test_random_keys_never_crash_the_app(make_app, catalog, tmp_path, monkeypatch):
+    """A seeded burst of keys over every screen (picker, export, palette, help, undo...):
+    the app must neither raise nor lose its build (run_test re-raises any exception)."""
+    import importlib.util
+    import random
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
+    )
+    shots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shots)
+    monkeypatch.chdir(tmp_path)  # an export typed by chance lands here
+    keys = [
+        "up",
+        "down",
+        "enter",
+        "escape",
+        "tab",
+        "x",
+        "m",
+        "f",
+        "u",
+        "r",
+        "ctrl+z",
+        "ctrl+y",
+        "f2",
+        "f3",
+        "f4",
+        "f5",
+        "f6",
+        "1",
+        "a",
+        "space",
+        "pagedown",
+        "n",
+        "e",
+        "question_mark",
+        "backspace",
+        "ctrl+p",
+        "9",
+        "minus",
+    ]
+    rnd = random.Random(20261201)
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        for _ in range(80):
+            await pilot.press(rnd.choice(keys))
+        assert app.history is not None and app.history.current.chassis in catalog.chassis
