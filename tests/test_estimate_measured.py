@@ -16,7 +16,7 @@ Hardest cases:
 * FSDP + CPU parameter offload of Llama 2 70B: Answer.AI -19 %; the PEFT docs' run -34 % (in
   ``KNOWN_MISSES``, bounded at 45 % below).  slotwise keeps two layers' weights, the NF4
   constants FSDP cannot shard, activations and loss on the GPU; the HF-stack run holds 6 GB more
-  that we cannot attribute.  The same 70B run without offload is -12 %, and 7B-34B offload runs
+  that we cannot attribute.  The same 70B run without offload is -11 %, and 7B-34B offload runs
   (activation-dominated) are within 15 %.
 * litgpt config-hub QLoRA Llama 3 8B (-11 %): the measured peak sits above the size of the bf16
   checkpoint, which points at a peak while the checkpoint is loaded and quantized rather than
