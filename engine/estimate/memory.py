@@ -267,10 +267,11 @@ def memory_per_gpu(
             base = linear * NF4_BITS_PER_PARAM / 8.0 + (P - linear) * rest_b
             base += _largest_linear_weights(arch) * BYTES["bf16"]  # dequantized on the fly
             quant_constants = linear * (NF4_BITS_PER_PARAM - 4.0) / 8.0 / tp
+            rest = "fp32 (PEFT prepare_model_for_kbit_training)" if rest_b == 4 else "bf16"
             notes.append(
                 f"qlora: {linear / 1e9:.2f}B linear weights in NF4 "
                 f"({NF4_BITS_PER_PARAM:.3f} bit each), {(P - linear) / 1e9:.2f}B (embeddings, "
-                f"LM head, norms) in {'fp32 (PEFT prepare_model_for_kbit_training)' if rest_b == 4 else 'bf16'}"
+                f"LM head, norms) in {rest}"
             )
         else:
             base = P * weight_bytes_per_param(workload)
