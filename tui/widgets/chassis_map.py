@@ -46,6 +46,7 @@ class ChassisMap(OptionList):
         self.marked: set[str] = set()  # slots of the selected finding
         self.moving: str | None = None  # slot id of a card being moved
         self.title_width = 12
+        self._worst_nvlink: dict[str, str] = {}
 
     def show(
         self,
@@ -65,6 +66,7 @@ class ChassisMap(OptionList):
         )
         worst = _worst_by_slot(report)
         worst_part = _worst_by_part(report)
+        self._worst_nvlink = _worst_by_slot(report, prefix="nvlink.")
         options = []
         for row in self.rows:
             options.append(
@@ -90,8 +92,11 @@ class ChassisMap(OptionList):
                 t.append(f"  {row.body}", style="dim")
             return t
         sev = None
+        # A bridge row shows only NVLink findings on its slots (a lane note on the same
+        # slots belongs to the slot rows).
+        by_slot = self._worst_nvlink if row.kind == "nvlink" else worst
         for s in row.slots:
-            sev = _worse(sev, worst.get(s))
+            sev = _worse(sev, by_slot.get(s))
         if row.kind != "slot":
             for p in row.parts:
                 sev = _worse(sev, worst_part.get(p))
@@ -157,11 +162,13 @@ def _worse(a: str | None, b: str | None) -> str | None:
     return a if _ORDER[a] <= _ORDER[b] else b
 
 
-def _worst_by_slot(report: Report | None) -> dict[str, str]:
+def _worst_by_slot(report: Report | None, prefix: str = "") -> dict[str, str]:
     out: dict[str, str] = {}
     if report is None:
         return out
     for f in report.findings:
+        if not f.rule.startswith(prefix):
+            continue
         for s in f.slots:
             out[s] = _worse(out.get(s), f.severity)
     return out
