@@ -22,6 +22,9 @@ from tui.widgets.findings import finding_text
 
 METHODS = ("inference", "lora", "qlora", "full", "pretrain")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
+OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
+OFFLOAD = ("none", "optimizer", "params")
+CHECKPOINTING = (("auto (on for training)", "auto"), ("on", "on"), ("off", "off"))
 PARALLEL = (
     ("auto (zero3 when >1 GPU)", "auto"),
     ("ddp", "ddp"),
@@ -74,6 +77,18 @@ class WorkloadForm(Vertical):
             yield Select(PARALLEL, value="auto", allow_blank=False, id="wl-parallel")
             yield Label("Tensor parallel")
             yield Input("1", type="integer", id="wl-tp")
+            yield Label("Optimizer")
+            yield Select(
+                [(o, o) for o in OPTIMIZERS], value="adamw", allow_blank=False, id="wl-optimizer"
+            )
+            yield Label("CPU offload")
+            yield Select(
+                [(o, o) for o in OFFLOAD], value="none", allow_blank=False, id="wl-offload"
+            )
+            yield Label("Grad checkpointing")
+            yield Select(CHECKPOINTING, value="auto", allow_blank=False, id="wl-ckpt")
+            yield Label("LoRA rank")
+            yield Input("16", type="integer", id="wl-rank")
             yield Label("Tokens to train")
             yield Input(placeholder="e.g. 2B, 300M", id="wl-tokens")
             yield Label("Target days")
@@ -92,6 +107,14 @@ class WorkloadForm(Vertical):
             self.query_one("#wl-batch", Input).value = str(w.micro_batch)
             self.query_one("#wl-parallel", Select).value = w.parallel or "auto"
             self.query_one("#wl-tp", Input).value = str(w.tp)
+            self.query_one("#wl-optimizer", Select).value = w.optimizer
+            self.query_one("#wl-offload", Select).value = w.offload
+            self.query_one("#wl-ckpt", Select).value = (
+                "auto"
+                if w.grad_checkpointing is None
+                else ("on" if w.grad_checkpointing else "off")
+            )
+            self.query_one("#wl-rank", Input).value = str(w.lora_rank)
             self.query_one("#wl-tokens", Input).value = fmt_count(w.tokens)
             self.query_one("#wl-days", Input).value = (
                 "" if w.target_days is None else f"{w.target_days:g}"
@@ -114,10 +137,15 @@ class WorkloadForm(Vertical):
         fields["precision"] = self.query_one("#wl-precision", Select).value
         par = self.query_one("#wl-parallel", Select).value
         fields["parallel"] = None if par == "auto" else par
+        fields["optimizer"] = self.query_one("#wl-optimizer", Select).value
+        fields["offload"] = self.query_one("#wl-offload", Select).value
+        ckpt = self.query_one("#wl-ckpt", Select).value
+        fields["grad_checkpointing"] = None if ckpt == "auto" else ckpt == "on"
         for fid, name, label in (
             ("#wl-seq", "seq_len", "Sequence length"),
             ("#wl-batch", "micro_batch", "Micro-batch"),
             ("#wl-tp", "tp", "Tensor parallel"),
+            ("#wl-rank", "lora_rank", "LoRA rank"),
         ):
             text = self.query_one(fid, Input).value.strip()
             if not text:
