@@ -178,6 +178,7 @@ class SlotwiseApp(App[int]):
                 self.meta = state.meta or BomMeta()
                 self.bom_path = state.bom_path
                 self.start(History.restore(state.build, state.undo, state.redo), saved=None)
+                self.notify(f"Resumed the build autosaved {when}.")
             else:
                 self.autosave.clear()
                 self.action_new_build()

@@ -196,15 +196,20 @@ class BuildScreen(Screen[None]):
             self.query_one(ChassisMap).focus()
         elif pane == "workload":
             self.call_after_refresh(self._focus_form)
+        else:  # budgets, BOM: arrows / PgUp / PgDn scroll the text
+            event.pane.query_one(VerticalScroll).focus()
 
     def _focus_form(self) -> None:
         self.query_one("#wl-model").focus()
 
     # ------------------------------------------------------------------------- actions
     def action_show_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
-        if tab == "map":
-            self.query_one(ChassisMap).focus()
+        tabs = self.query_one(TabbedContent)
+        if tabs.active == tab:
+            if tab == "map":  # F2 on the map tab: back to the map from the findings
+                self.query_one(ChassisMap).focus()
+            return
+        tabs.active = tab  # focus follows in on_tabbed_content_tab_activated
 
     def action_undo(self) -> None:
         self.app.undo()
