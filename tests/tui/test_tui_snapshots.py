@@ -84,3 +84,10 @@ def test_part_picker(snap_compare, make_app, catalog, size):
 def test_help_screen(snap_compare, make_app, catalog):
     app = make_app(build=shots.demo_build(catalog))
     assert snap_compare(app, terminal_size=(80, 24), run_before=_keys("f1"))
+
+
+def test_full_build_no_color(snap_compare, make_app, catalog, monkeypatch):
+    """NO_COLOR: monochrome, and the findings still read ✖ ERROR / ▲ WARN / • INFO."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(build=shots.demo_build(catalog))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_keys("tab"))
