@@ -34,7 +34,8 @@ def status_text(app) -> str:
     return str(app.screen.query_one("#status", Static).render())
 
 
-async def test_whole_flow_chassis_to_exported_bom(make_app, tmp_path):
+async def test_whole_flow_chassis_to_exported_bom(make_app, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the export prompt takes a relative name
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
@@ -89,7 +90,7 @@ async def test_whole_flow_chassis_to_exported_bom(make_app, tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, ExportScreen)
         out = tmp_path / "customer.toml"
-        await set_input(pilot, app.screen.query_one(Input), str(out))
+        await set_input(pilot, app.screen.query_one(Input), "customer.toml")
         await pilot.press("enter")
         await pilot.pause()
         assert out.exists() and not app.dirty
@@ -302,7 +303,7 @@ async def test_no_color_still_says_error_in_words(make_app, monkeypatch):
         assert "ERROR" in status_text(app)
 
 
-async def test_workload_from_a_config_json_file(make_app, catalog, tmp_path):
+async def test_workload_from_a_config_json_file(make_app, catalog, tmp_path, monkeypatch):
     import json
 
     from engine.build import Build
@@ -323,15 +324,16 @@ async def test_workload_from_a_config_json_file(make_app, catalog, tmp_path):
     cfg = {k: v for k, v in preset.model_dump().items() if k not in skip and v is not None}
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
+    monkeypatch.chdir(tmp_path)  # type a short relative path
     app = make_app(build=Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         await pilot.press("f4")
-        await set_input(pilot, app.screen.query_one("#wl-config", Input), str(path))
+        await set_input(pilot, app.screen.query_one("#wl-config", Input), "config.json")
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.history.current.workload.config == str(path)
+        assert app.history.current.workload.config == "config.json"
         verdict = str(app.screen.query_one("#verdict", Static).render())
         assert "FITS" in verdict, verdict
         # A bad value is reported next to the form, naming the field; the build keeps the
