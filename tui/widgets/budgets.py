@@ -112,6 +112,26 @@ def budgets_text(report: Report | None, width: int = 60) -> Text:
     return t
 
 
+def assumptions_text(report: Report | None) -> Text:
+    """How the estimate was made (DESIGN.md: every estimate is explainable)."""
+    t = Text()
+    est = getattr(report, "estimate", None) if report is not None else None
+    a = getattr(est, "assumptions", None)
+    if a is None:
+        return t
+    t.append("\nESTIMATE ASSUMPTIONS\n", style="bold underline")
+    figs = [
+        f"{k.upper()} {getattr(a, k):g}"
+        for k in ("mfu", "mbu")
+        if isinstance(getattr(a, k, None), int | float)
+    ]
+    if figs:
+        t.append(" " + ", ".join(figs) + " (model FLOPs / memory-bandwidth utilisation)\n")
+    for note in getattr(a, "notes", ()) or ():
+        t.append(f" · {note}\n", style="dim")
+    return t
+
+
 def _rank(b: Budget) -> int:
     order = ["power", "heat", "gpu_memory", "train_time"]
     if b.name in order:
@@ -133,4 +153,6 @@ class BudgetsView(Static):
 
     def _redraw(self) -> None:
         width = max(20, (self.size.width or 78) - 2)
-        self.update(budgets_text(self._report, min(width, 100)))
+        text = budgets_text(self._report, min(width, 100))
+        text.append_text(assumptions_text(self._report))
+        self.update(text)
