@@ -53,6 +53,9 @@ async def test_whole_flow_chassis_to_exported_bom(make_app, tmp_path, monkeypatc
         ]
         assert power and power[0].edit, [f.rule for f in app.report.findings]
         await select_finding(pilot, power[0].rule)
+        cmap = app.screen.query_one(ChassisMap)
+        psu_row = cmap.get_option_at_index([r.key for r in cmap.rows].index("psu")).prompt
+        assert psu_row.plain.startswith("◆✖")  # the PSU row is marked, with its symbol
         shown = app.screen.query_one(FindingsList)
         assert "✖ ERROR" in str(shown.get_option_at_index(shown.highlighted).prompt.renderables[0])
         await pilot.press("f")

@@ -87,11 +87,13 @@ class BuildScreen(Screen[None]):
         self.query_one("#findings-title", Static).update(
             f"[b]Findings[/b] ({n}) — Tab to focus, f applies a fix"
         )
-        marked = set(findings.current.slots) if findings.current else set()
+        cur = findings.current
+        marked = set(cur.slots) if cur else set()
+        marked_parts = set(cur.parts) if cur else set()
         cmap = self.query_one(ChassisMap)
         cmap.moving = self.move_src
         if chassis is not None:
-            cmap.show(chassis, build, app.catalog, report, marked)
+            cmap.show(chassis, build, app.catalog, report, marked, marked_parts)
         self.query_one(BudgetsView).show(report)
         form = self.query_one(WorkloadForm)
         if reload_form:
@@ -101,11 +103,20 @@ class BuildScreen(Screen[None]):
 
     # ------------------------------------------------------------------------- events
     def on_findings_list_selected(self, event: FindingsList.Selected) -> None:
-        marked = set(event.finding.slots) if event.finding else set()
+        f = event.finding
+        marked = set(f.slots) if f else set()
+        marked_parts = set(f.parts) if f else set()
         cmap = self.query_one(ChassisMap)
         chassis = self.app.catalog.chassis.get(self.app.history.current.chassis)
         if chassis is not None:
-            cmap.show(chassis, self.app.history.current, self.app.catalog, self.app.report, marked)
+            cmap.show(
+                chassis,
+                self.app.history.current,
+                self.app.catalog,
+                self.app.report,
+                marked,
+                marked_parts,
+            )
 
     def on_chassis_map_pick(self, event: ChassisMap.Pick) -> None:
         app = self.app

@@ -44,6 +44,7 @@ class ChassisMap(OptionList):
         super().__init__(**kw)
         self.rows: list[MapRow] = []
         self.marked: set[str] = set()  # slots of the selected finding
+        self.marked_parts: set[str] = set()  # its parts (marks CPU / DIMM / PSU ... rows)
         self.moving: str | None = None  # slot id of a card being moved
         self.title_width = 12
         self._worst_nvlink: dict[str, str] = {}
@@ -55,10 +56,12 @@ class ChassisMap(OptionList):
         catalog: Catalog,
         report: Report | None,
         marked: set[str] | None = None,
+        marked_parts: set[str] | None = None,
     ) -> None:
         """Redraw from the build and report; the cursor stays on the same row key."""
         if marked is not None:
             self.marked = marked
+            self.marked_parts = marked_parts or set()
         keep = self.current_row.key if self.current_row else None
         self.rows = map_rows(chassis, build, catalog, report)
         self.title_width = min(
@@ -100,7 +103,10 @@ class ChassisMap(OptionList):
         if row.kind != "slot":
             for p in row.parts:
                 sev = _worse(sev, worst_part.get(p))
-        mark = "◆" if set(row.slots) & self.marked else " "
+        hit = set(row.slots) & self.marked or (
+            row.kind not in ("slot", "nvlink") and set(row.parts) & self.marked_parts
+        )
+        mark = "◆" if hit else " "
         t.append(mark, style="bold reverse" if mark != " " else "")
         if sev:
             sym, style = SEVERITY_MARK[sev]
