@@ -78,6 +78,8 @@ class SlotwiseApp(App[int]):
         self.meta = BomMeta()
         self.bom_path: str | None = None
         self.saved_build: Build | None = None
+        # Unit prices / currency / note from an opened BOM, written back on export.
+        self.pricing: dict = {}
         self._autosave_warned = False
         self.cursor_blink = cursor_blink  # False in tests/screenshots: deterministic frames
         self.initial_build = build  # start on this build (screenshots, tests): no chooser
@@ -163,6 +165,11 @@ class SlotwiseApp(App[int]):
             return
         self.meta = loaded.meta
         self.bom_path = loaded.filename
+        self.pricing = {
+            "prices": dict(loaded.prices) or None,
+            "currency": loaded.currency,
+            "price_note": getattr(loaded, "price_note", None),
+        }
         self.start(History(loaded.build), saved=loaded.build)
         if loaded.problems:
             self.push_screen(ErrorScreen(f"{loaded.filename} loaded with problems", problems))
@@ -396,7 +403,9 @@ class SlotwiseApp(App[int]):
         from engine.bom import BomExistsError, export_bom, write_bom
 
         meta = self.meta.touched(self.clock)
-        text = export_bom(self.history.current, self.catalog, meta, report=self.report)
+        text = export_bom(
+            self.history.current, self.catalog, meta, report=self.report, **self.pricing
+        )
         try:
             write_bom(path, text, force=force)
         except (BomExistsError, OSError) as exc:

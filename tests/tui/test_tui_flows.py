@@ -257,12 +257,18 @@ async def test_open_bom_from_command_line_and_bad_bom(make_app, tmp_path, catalo
 
     build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2)
     good = tmp_path / "good.toml"
-    good.write_text(export_bom(build, catalog, BomMeta()))
+    good.write_text(
+        export_bom(build, catalog, BomMeta(), prices={"XEON-8480+": 9000.0}, currency="USD")
+    )
     app = make_app(bom=str(good))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         assert isinstance(app.screen, BuildScreen)
         assert app.history.current == build and not app.dirty
+        # Saving it again from the app keeps the unit prices the file carried.
+        assert app.export_to(good, force=True)
+    again = read_bom(good, catalog)
+    assert again.ok and again.prices == {"XEON-8480+": 9000.0} and again.currency == "USD"
 
     bad = tmp_path / "bad.toml"
     bad.write_text("schema = 1\n[chassis\n")

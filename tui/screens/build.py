@@ -99,7 +99,7 @@ class BuildScreen(Screen[None]):
         if reload_form:
             form.load(build.workload)
         form.show_verdict(report, build.workload, self.form_problem)
-        self.query_one(BomView).show(build, app.catalog, app.meta, report)
+        self.query_one(BomView).show(build, app.catalog, app.meta, report, app.pricing)
 
     # ------------------------------------------------------------------------- events
     def on_findings_list_selected(self, event: FindingsList.Selected) -> None:

@@ -15,14 +15,24 @@ from parts.catalog import Catalog
 from tui.widgets.findings import summary_text
 
 
-def bom_text(build: Build, catalog: Catalog, meta: BomMeta, report: Report | None) -> Text:
+def bom_text(
+    build: Build,
+    catalog: Catalog,
+    meta: BomMeta,
+    report: Report | None,
+    pricing: dict | None = None,
+) -> Text:
     t = Text()
     t.append("LINE ITEMS\n", style="bold underline")
-    items = line_items(build, catalog)
+    pricing = pricing or {}
+    items = line_items(build, catalog, pricing.get("prices"))
     for it in items:
         t.append(f"{it.quantity:>4} × ", style="bold")
         t.append(f"{it.sku:<30} ", style="bold")
-        t.append(f"{it.description}\n", style="dim")
+        t.append(f"{it.description}", style="dim")
+        if it.extended_price is not None:
+            t.append(f"  {it.extended_price:,.2f} {pricing.get('currency') or ''}".rstrip())
+        t.append("\n")
     if not items:
         t.append("  (nothing yet)\n", style="dim")
     t.append("\nSUMMARY  ", style="bold underline")
@@ -35,10 +45,17 @@ def bom_text(build: Build, catalog: Catalog, meta: BomMeta, report: Report | Non
                 avail = "unknown" if b.available is None else f"{b.available:,.0f}"
                 t.append(f"  {name}: {b.used:,.0f} of {avail} {b.unit}\n")
     t.append("\nEXPORTED FILE (canonical TOML; Ctrl+S or e to export)\n", style="bold underline")
-    t.append(export_bom(build, catalog, meta, report=report))
+    t.append(export_bom(build, catalog, meta, report=report, **pricing))
     return t
 
 
 class BomView(Static):
-    def show(self, build: Build, catalog: Catalog, meta: BomMeta, report: Report | None) -> None:
-        self.update(bom_text(build, catalog, meta, report))
+    def show(
+        self,
+        build: Build,
+        catalog: Catalog,
+        meta: BomMeta,
+        report: Report | None,
+        pricing: dict | None = None,
+    ) -> None:
+        self.update(bom_text(build, catalog, meta, report, pricing))
