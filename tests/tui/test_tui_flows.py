@@ -88,6 +88,11 @@ async def test_whole_flow_chassis_to_exported_bom(make_app, tmp_path, monkeypatc
         verdict = str(app.screen.query_one("#verdict", Static).render())
         assert "FITS" in verdict and "Time to train" in verdict
 
+        # The BOM view lists the line items as they will be exported.
+        await pilot.press("f5")
+        bom = str(app.screen.query_one("#bom-view", Static).render())
+        assert f"8 × {GPU}" in bom and "[summary]" in bom
+
         # Export: the file round-trips to the same build.
         await pilot.press("f2", "ctrl+s")
         await pilot.pause()
