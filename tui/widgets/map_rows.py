@@ -54,6 +54,16 @@ def map_rows(
 ) -> list[MapRow]:
     """Rows of the chassis map, top to bottom."""
     rows: list[MapRow] = []
+    if chassis.topology_confidence == "C":
+        rows.append(
+            MapRow(
+                "hdr:topology",
+                "header",
+                "⚠ Topology inferred",
+                _short(chassis.topology_note or "slot-to-root map not from a manual"),
+                selectable=False,
+            )
+        )
     lanes_used = {}
     if report is not None:
         for b in report.budgets:
@@ -202,6 +212,12 @@ def map_rows(
         )
     )
     return rows
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """First sentence, at most ``limit`` characters (the map row must stay one line)."""
+    first = text.split(". ")[0].split("; ")[0]
+    return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 def _p(sku: str | None) -> tuple[str, ...]:
