@@ -301,9 +301,22 @@ async def test_help_and_command_palette(make_app):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*keys_for("undo"))
-        await pilot.pause(0.3)
+        from textual.command import CommandList
+
+        for _ in range(100):  # the palette searches in a worker: wait for its hits
+            hits = app.screen.query(CommandList)
+            if (
+                hits
+                and hits.first().option_count
+                and "Undo" in str(hits.first().get_option_at_index(0).prompt)
+            ):
+                break
+            await pilot.pause(0.05)
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        for _ in range(40):
+            if app.history.current.slots == {}:
+                break
+            await pilot.pause(0.05)
         assert app.history.current.slots == {}
 
 
