@@ -11,8 +11,8 @@ from textual.widgets import Static
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
-        Binding("y,enter", "answer(True)", "Yes", id="confirm.yes"),
-        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+        Binding("y,enter", "answer(True)", "Yes", id="confirm.yes", tooltip="Answer yes."),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no", tooltip="Answer no."),
     ]
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:

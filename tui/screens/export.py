@@ -10,7 +10,11 @@ from textual.widgets import Input, Static
 
 
 class ExportScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+    BINDINGS = [
+        Binding(
+            "escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting."
+        )
+    ]
 
     def __init__(self, default: str) -> None:
         super().__init__()

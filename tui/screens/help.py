@@ -26,7 +26,15 @@ def help_table() -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,f1,q,question_mark", "close", "Close", id="help.close")]
+    BINDINGS = [
+        Binding(
+            "escape,f1,q,question_mark",
+            "close",
+            "Close",
+            id="help.close",
+            tooltip="Close the key list.",
+        )
+    ]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help-dialog"):

@@ -12,7 +12,9 @@ from textual.widgets import Static
 class ErrorScreen(ModalScreen[None]):
     """Shows a problem with what to do; Enter/Esc closes.  ``fatal`` quits the app instead."""
 
-    BINDINGS = [Binding("enter,escape,q", "close", "Close", id="error.close")]
+    BINDINGS = [
+        Binding("enter,escape,q", "close", "Close", id="error.close", tooltip="Close the message.")
+    ]
 
     def __init__(self, title: str, message: str, fatal: bool = False) -> None:
         super().__init__()
@@ -39,7 +41,7 @@ class ErrorScreen(ModalScreen[None]):
 class TooSmallScreen(ModalScreen[None]):
     """Covers everything while the terminal is below the minimum size."""
 
-    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", id="small.quit")]
+    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", id="small.quit", tooltip="Quit slotwise.")]
 
     def __init__(self, min_w: int, min_h: int) -> None:
         super().__init__()
