@@ -151,6 +151,10 @@ class BuildScreen(Screen[None]):
                 )
                 return
             self.move_src = sid
+            self.notify(
+                f"Moving the card in slot {sid}: put the cursor on an empty slot and "
+                "press m again (Esc cancels)."
+            )
             self.refresh_view()
             return
         src, self.move_src = self.move_src, None
