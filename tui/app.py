@@ -269,6 +269,13 @@ class SlotwiseApp(App[int]):
         self._changed(reload_form=reload_form)
         return True
 
+    def replace_build(self, build: Build, label: str) -> bool:
+        """Make ``build`` the current build as one undo step (e.g. a suggested build)."""
+        if self.history is None or not self.history.push(build, label):
+            return False
+        self._changed()
+        return True
+
     def undo(self) -> None:
         label = self.history.undo() if self.history else None
         if label is None:

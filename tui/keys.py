@@ -72,6 +72,22 @@ BUILD_KEYS: tuple[Key, ...] = (
     ),
     Key("build.export", "ctrl+s,e", "export", "Export", "Export the build as a BOM file."),
     Key(
+        "build.suggest",
+        "f7",
+        "suggest",
+        "Suggest",
+        "Suggest complete builds for the build's workload, best first; Enter opens one.",
+        show=False,
+    ),
+    Key(
+        "build.tco",
+        "f8",
+        "tco",
+        "TCO",
+        "Total cost of ownership of this build: buying + power vs. renting cloud GPUs.",
+        show=False,
+    ),
+    Key(
         "build.new",
         "ctrl+n,n",
         "new_build",
@@ -127,12 +143,32 @@ CHOOSER_KEYS: tuple[Key, ...] = (
     Key("chooser.cancel", "escape", "cancel", "Back", "Back to the current build (if any)."),
 )
 
+SUGGEST_KEYS: tuple[Key, ...] = (
+    Key("suggest.run", "f9", "run", "Run", "Search again with the constraints as they are now."),
+    Key(
+        "suggest.open",
+        "enter",
+        "open",
+        "Open build",
+        "Open the highlighted build in the build screen (undo returns to the previous one).",
+        bind=False,
+    ),
+    Key("suggest.close", "escape", "close", "Back", "Back to the build screen."),
+)
+
+TCO_KEYS: tuple[Key, ...] = (
+    Key("tco.run", "f9", "run", "Compute", "Compute again with the inputs as they are now."),
+    Key("tco.close", "escape", "close", "Back", "Back to the build screen."),
+)
+
 ALL_KEYS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("Everywhere", APP_KEYS),
     ("Build screen", BUILD_KEYS),
     ("Chassis map", MAP_KEYS),
     ("Part picker", PICKER_KEYS),
     ("Chassis chooser", CHOOSER_KEYS),
+    ("Suggest", SUGGEST_KEYS),
+    ("Total cost of ownership", TCO_KEYS),
 )
 
 

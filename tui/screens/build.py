@@ -250,6 +250,16 @@ class BuildScreen(Screen[None]):
     def action_new_build(self) -> None:
         self.app.action_new_build()
 
+    def action_suggest(self) -> None:
+        from tui.screens.suggest import SuggestScreen
+
+        self.app.push_screen(SuggestScreen())
+
+    def action_tco(self) -> None:
+        from tui.screens.tco import TcoScreen
+
+        self.app.push_screen(TcoScreen())
+
     def action_request_quit(self) -> None:
         self.app.action_request_quit()
 

@@ -1,0 +1,167 @@
+"""Pilot tests of the Suggest (F7) and TCO (F8) screens at 80x24, keyboard only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, OptionList, Static
+from tui_helpers import CHASSIS, gpu_slots, started
+
+from engine.build import Build
+from engine.workload import Workload
+from tui.screens.build import BuildScreen
+from tui.screens.suggest import SuggestScreen, parse_request
+from tui.screens.tco import TcoScreen, tco_for_build
+
+PRICES = str(Path(__file__).resolve().parents[2] / "examples" / "prices-example.toml")
+WORKLOAD = Workload(model="llama-3.1-8b", method="lora")
+
+
+def _text(screen, wid: str) -> str:
+    return str(screen.query_one(wid, Static).render())
+
+
+async def _suggested(pilot) -> SuggestScreen:
+    await pilot.press("f7")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, SuggestScreen)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return screen
+
+
+async def test_open_rank_one_then_undo(make_app):
+    start = Build(chassis=CHASSIS, workload=WORKLOAD)
+    app = make_app(build=start)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        screen = await _suggested(pilot)
+        assert screen.result is not None and screen.result.ok
+        rows = screen.query_one("#sg-list", OptionList)
+        assert rows.option_count == len(screen.result.suggestions) >= 1
+        first = screen.result.suggestions[0]
+        assert "1E/" not in str(rows.get_option_at_index(0).prompt)
+        assert first.build != start
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, BuildScreen)
+        assert app.history.current == first.build
+        assert app.report.errors == 0
+        assert first.build.chassis in _text(app.screen, "#status")
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert app.history.current == start
+
+
+async def test_no_workload_says_where_to_set_it(make_app):
+    app = make_app(build=Build(chassis=CHASSIS))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        screen = await _suggested(pilot)
+        assert "Workload tab" in _text(screen, "#sg-status")
+        assert screen.query_one("#sg-list", OptionList).option_count == 0
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, BuildScreen)
+
+
+async def test_constraints_narrow_the_search(make_app):
+    app = make_app(build=Build(chassis=CHASSIS, workload=WORKLOAD))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        screen = await _suggested(pilot)
+        screen.query_one("#sg-chassis", Input).value = CHASSIS
+        screen.query_one("#sg-prices", Input).value = PRICES
+        screen.query_one("#sg-chassis", Input).focus()
+        await pilot.press("enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.result is not None and screen.result.suggestions
+        assert {s.build.chassis for s in screen.result.suggestions} == {CHASSIS}
+        row = str(screen.query_one("#sg-list", OptionList).get_option_at_index(0).prompt)
+        assert "USD" in row
+        screen.query_one("#sg-maxw", Input).value = "watts"
+        screen.query_one("#sg-maxw", Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Max W" in _text(screen, "#sg-status")
+
+
+async def test_tco_with_example_prices_shows_break_even(make_app):
+    app = make_app(build=Build(chassis=CHASSIS, workload=WORKLOAD))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        screen = await _suggested(pilot)
+        await pilot.press("enter")  # rank 1: a complete build with GPUs
+        await pilot.pause()
+        await pilot.press("f8")
+        await pilot.pause()
+        tco = app.screen
+        assert isinstance(tco, TcoScreen)
+        assert "price list" in _text(tco, "#tco-summary").lower()
+        tco.query_one("#tco-prices", Input).value = PRICES
+        tco.query_one("#tco-kwh", Input).value = "0.25"
+        tco.query_one("#tco-cloud", Input).value = "2.5"
+        tco.query_one("#tco-cloud", Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        summary = _text(tco, "#tco-summary")
+        assert "month" in summary, summary
+        body = _text(tco, "#tco-text")
+        assert "purchase:" in body and "0.25 USD/kWh" in body and "2.5 USD per GPU-hour" in body
+        assert screen is not tco
+
+
+def test_tco_names_missing_prices_and_bad_fields(catalog, tmp_path):
+    from engine.evaluate import evaluate
+
+    b = Build(chassis=CHASSIS, slots={gpu_slots(catalog, 1)[0]: "NVIDIA-L4-24GB"})
+    partial = tmp_path / "p.toml"
+    partial.write_text(
+        '[meta]\ncurrency = "EUR"\n\n[[price]]\nsku = "NOT-IN-BUILD"\nprice = 1\n', "utf-8"
+    )
+    kw = dict(years=3, pue="1.2", utilization="0.5", kwh_price="0.3", cloud_gpu_hour="2")
+    out = tco_for_build(b, evaluate(b, catalog), catalog, prices_path=str(partial), **kw)
+    assert out.result is None and CHASSIS in out.problem
+    bad = {**kw, "pue": "0.5"}
+    out = tco_for_build(b, evaluate(b, catalog), catalog, prices_path=PRICES, **bad)
+    assert out.result is None and out.problem.startswith("PUE")
+    out = tco_for_build(
+        b, evaluate(b, catalog), catalog, prices_path=str(tmp_path / "no.toml"), **kw
+    )
+    assert out.result is None and out.problem.startswith("Price list file")
+    out = tco_for_build(b, evaluate(b, catalog), catalog, prices_path=PRICES, **kw)
+    assert out.result is not None and out.result.inputs.gpus == 1
+    assert out.result.inputs.power_w == evaluate(b, catalog).budget("power").used
+    no_gpu = Build(chassis=CHASSIS)
+    out = tco_for_build(no_gpu, evaluate(no_gpu, catalog), catalog, prices_path=PRICES, **kw)
+    assert out.result is None and "no GPUs" in out.problem
+
+
+def test_parse_request_fields():
+    req = parse_request(
+        objective="price",
+        chassis="",
+        gpus="",
+        cooling="any",
+        voltage="200-240",
+        redundancy="N+1",
+        max_power="",
+        prices="",
+    )
+    assert req.constraints is None and "price list" in req.problem
+    req = parse_request(
+        objective="power",
+        chassis="X13, SYS-421GE-TNRT",
+        gpus="NVIDIA-L4-24GB",
+        cooling="air",
+        voltage="100-127",
+        redundancy="N+N",
+        max_power="2000",
+        prices="",
+    )
+    c = req.constraints
+    assert req.problem is None
+    assert c.chassis == ("X13", "SYS-421GE-TNRT") and c.gpus == ("NVIDIA-L4-24GB",)
+    assert (c.cooling, c.voltage, c.redundancy, c.max_power_w) == ("air", "100-127", "N+N", 2000)

@@ -1,0 +1,349 @@
+"""Suggest screen: complete builds for the current build's workload, best first (engine.suggest).
+
+The constraints form mirrors ``slotwise suggest``; the search runs in a worker thread and posts
+its result back as a message (no widget is touched from the thread).  Enter on a ranked build
+makes it the current build through ``SlotwiseApp.replace_build``: one undo step, so Ctrl+Z
+returns to the build you had.  All figures come from the engine; this screen only formats them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Grid, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from engine.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
+from tui.keys import SUGGEST_KEYS, bindings
+
+ANY = "any"
+
+
+@dataclass(frozen=True)
+class SuggestRequest:
+    """What the form asked for, parsed; ``problem`` says which field is wrong."""
+
+    constraints: Constraints | None
+    objective: str
+    prices_path: str | None
+    problem: str | None = None
+
+
+class SuggestDone(Message):
+    def __init__(self, result: SuggestResult | None, problem: str | None, currency) -> None:
+        super().__init__()
+        self.result = result
+        self.problem = problem
+        self.currency = currency
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(x.strip() for x in text.replace(";", ",").split(",") if x.strip())
+
+
+def parse_request(
+    *,
+    objective: str,
+    chassis: str,
+    gpus: str,
+    cooling: str,
+    voltage: str,
+    redundancy: str,
+    max_power: str,
+    prices: str,
+) -> SuggestRequest:
+    """The form's text as engine inputs, or a message naming the field to correct."""
+    from pydantic import ValidationError
+
+    max_w = None
+    if max_power.strip():
+        try:
+            max_w = float(max_power)
+        except ValueError:
+            return SuggestRequest(None, objective, None, f"Max W: {max_power!r} is not a number")
+        if max_w <= 0:
+            return SuggestRequest(None, objective, None, "Max W: give a power above 0 W")
+    prices_path = prices.strip() or None
+    if objective == "price" and prices_path is None:
+        return SuggestRequest(
+            None, objective, None, "Objective price needs a price list: fill in Prices"
+        )
+    try:
+        cons = Constraints(
+            chassis=_split(chassis),
+            gpus=_split(gpus),
+            cooling=None if cooling == ANY else cooling,
+            voltage=voltage,
+            redundancy=redundancy,
+            max_power_w=max_w,
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        return SuggestRequest(None, objective, prices_path, f"{err['loc'][0]}: {err['msg']}")
+    return SuggestRequest(cons, objective, prices_path)
+
+
+def _hours(h: float | None) -> str:
+    if h is None:
+        return "-"
+    return f"{h:,.1f} h" if h < 48 else f"{h / 24:,.1f} d"
+
+
+def _gib(mem) -> str:
+    total = (mem or {}).get("total_bytes") if isinstance(mem, dict) else None
+    return "-" if total is None else f"{total / 2**30:,.0f} GiB"
+
+
+def row_text(s: Suggestion, currency: str | None) -> str:
+    """One ranked build on one line (fits 80 columns for the usual SKUs)."""
+    gpus = f"{s.gpus}x{s.gpu.removeprefix('NVIDIA-')}" + (f" x{s.nodes}" if s.nodes > 1 else "")
+    power = "-" if s.power_w is None else f"{s.power_w:,.0f}W"
+    if currency is None:
+        price = "no price list"
+    elif s.price is None:
+        price = "price ?"
+    else:
+        price = f"{s.price:,.0f} {currency}"
+    j = s.to_json()
+    return (
+        f"{s.rank:>2} {s.build.chassis:<16} {gpus:<20} {s.report.errors}E/{s.report.warnings}W "
+        f"{power:>6} {_gib(j.get('memory_per_gpu')):>7}/GPU {_hours(s.train_hours):>8} {price}"
+    )
+
+
+def detail_text(s: Suggestion, result: SuggestResult) -> str:
+    from engine.cluster import cluster_markdown
+    from tui.commands.suggest import _parts_line  # formatting only, shared with the CLI
+
+    b = s.build
+    lines = [
+        f"#{s.rank} {b.chassis}: {s.gpus} x {s.gpu}"
+        + (f" per node, {s.nodes} nodes" if s.nodes > 1 else "")
+    ]
+    lines.append(_parts_line(b))
+    if b.slots:
+        lines.append("slots " + ", ".join(f"{k}:{v}" for k, v in b.slots.items()))
+    if s.quote is not None and s.quote.missing:
+        lines.append("no price for: " + ", ".join(s.quote.missing))
+    if s.cluster is not None:
+        lines += ["", cluster_markdown(s.cluster).rstrip()]
+        lines.append(
+            "(a cluster node carries no workload: the rules check one server, the job needs "
+            "all nodes)"
+        )
+    lines += [f"note: {n}" for n in result.notes]
+    return "\n".join(lines)
+
+
+class SuggestScreen(Screen[None]):
+    BINDINGS = bindings(SUGGEST_KEYS)
+    DEFAULT_CSS = """
+    SuggestScreen #sg-title { height: 1; padding: 0 1; background: $panel; }
+    SuggestScreen #sg-form {
+        grid-size: 4 4; grid-rows: 1; grid-columns: 1fr 1fr 1fr 1fr; height: 4;
+        padding: 0 1; grid-gutter: 0 1;
+    }
+    SuggestScreen .sg-label { color: $text-muted; }
+    SuggestScreen #sg-status { height: auto; max-height: 3; padding: 0 1; }
+    SuggestScreen #sg-list { height: 1fr; border: none; padding: 0; }
+    SuggestScreen #sg-detail { height: 7; border-top: hkey $primary-darken-2; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: SuggestResult | None = None
+        self.currency: str | None = None
+
+    def compose(self) -> ComposeResult:
+        env = self.app.history.current.env
+        yield Static("", id="sg-title")
+        with Grid(id="sg-form"):
+            yield Static("Objective", classes="sg-label")
+            yield Static("Cooling", classes="sg-label")
+            yield Static("Input V", classes="sg-label")
+            yield Static("PSU redundancy", classes="sg-label")
+            yield Select(
+                [(o, o) for o in OBJECTIVES],
+                value="gpus",
+                allow_blank=False,
+                compact=True,
+                id="sg-objective",
+            )
+            yield Select(
+                [(c, c) for c in (ANY, "air", "liquid")],
+                value=ANY,
+                allow_blank=False,
+                compact=True,
+                id="sg-cooling",
+            )
+            yield Select(
+                [(v, v) for v in ("200-240", "100-127")],
+                value=env.input_voltage,
+                allow_blank=False,
+                compact=True,
+                id="sg-voltage",
+            )
+            yield Select(
+                [(r, r) for r in ("N+1", "N+N")],
+                value=env.redundancy,
+                allow_blank=False,
+                compact=True,
+                id="sg-redundancy",
+            )
+            yield Static("Chassis (SKU/family)", classes="sg-label")
+            yield Static("GPU model", classes="sg-label")
+            yield Static("Max W/server", classes="sg-label")
+            yield Static("Price list file", classes="sg-label")
+            yield Input(placeholder="any, e.g. X13", compact=True, id="sg-chassis")
+            yield Input(placeholder="any", compact=True, id="sg-gpu")
+            yield Input(placeholder="no limit", type="number", compact=True, id="sg-maxw")
+            yield Input(placeholder="none (TOML/CSV)", compact=True, id="sg-prices")
+        yield Static("", id="sg-status")
+        yield OptionList(id="sg-list")
+        with VerticalScroll(id="sg-detail"):
+            yield Static("", id="sg-detail-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.apply_blink(self)
+        w = self.app.history.current.workload
+        title = "[b]Suggest[/b] — "
+        if w is None:
+            title += "no workload"
+        else:
+            title += f"{w.model or w.config}: {w.method}, {w.precision}"
+        self.query_one("#sg-title", Static).update(title + " · F9 search · Enter open · Esc back")
+        self.query_one("#sg-list", OptionList).focus()
+        self.action_run()
+
+    # ------------------------------------------------------------------------- search
+    def _request(self) -> SuggestRequest:
+        def sel(wid: str) -> str:
+            return str(self.query_one(wid, Select).value)
+
+        def txt(wid: str) -> str:
+            return self.query_one(wid, Input).value
+
+        return parse_request(
+            objective=sel("#sg-objective"),
+            chassis=txt("#sg-chassis"),
+            gpus=txt("#sg-gpu"),
+            cooling=sel("#sg-cooling"),
+            voltage=sel("#sg-voltage"),
+            redundancy=sel("#sg-redundancy"),
+            max_power=txt("#sg-maxw"),
+            prices=txt("#sg-prices"),
+        )
+
+    def _status(self, text: str) -> None:
+        self.query_one("#sg-status", Static).update(text)
+
+    def action_run(self) -> None:
+        workload = self.app.history.current.workload
+        if workload is None:
+            self._status(
+                "This build has no workload. Set one on the Workload tab (F4) first, then "
+                "come back (F7)."
+            )
+            return
+        req = self._request()
+        if req.problem:
+            self._status(f"✗ {req.problem}")
+            return
+        self._status("Searching the catalog …")
+        self.query_one("#sg-list", OptionList).clear_options()
+        self.query_one("#sg-detail-text", Static).update("")
+        self._search(workload, req)
+
+    @work(thread=True, exclusive=True, group="suggest")
+    def _search(self, workload, req: SuggestRequest) -> None:
+        from engine.estimate.resolve import ModelResolveError
+        from engine.pricing import PriceError, load_prices
+        from engine.suggest import SuggestError, suggest
+
+        prices = None
+        try:
+            if req.prices_path:
+                prices = load_prices(req.prices_path, offline=True)
+            result = suggest(
+                workload,
+                self.app.catalog,
+                req.constraints,
+                objective=req.objective,
+                prices=prices,
+            )
+        except PriceError as exc:
+            self.post_message(SuggestDone(None, f"Price list: {exc}", None))
+            return
+        except (SuggestError, ModelResolveError) as exc:
+            self.post_message(SuggestDone(None, str(exc), None))
+            return
+        except Exception as exc:  # the engine should not raise; never show a traceback
+            self.post_message(
+                SuggestDone(None, f"the search failed: {type(exc).__name__}: {exc}", None)
+            )
+            return
+        self.post_message(SuggestDone(result, None, prices.currency if prices else None))
+
+    def on_suggest_done(self, message: SuggestDone) -> None:
+        if message.problem:
+            self._status(f"✗ {message.problem}")
+            return
+        result = message.result
+        self.result = result
+        self.currency = message.currency
+        options = self.query_one("#sg-list", OptionList)
+        options.clear_options()
+        if not result.ok:
+            reasons = "; ".join(f"{r} ({n}x)" for r, n in result.rejected[:3])
+            self._status("✗ Nothing fits, not even as a cluster. " + reasons)
+            self.query_one("#sg-detail-text", Static).update(
+                "\n".join(f"note: {n}" for n in result.notes)
+            )
+            return
+        n = len(result.suggestions)
+        kind = "cluster plans" if result.multi_node else "builds"
+        self._status(
+            f"✓ {n} {kind}, zero errors each (objective {result.objective}). "
+            f"↑↓ choose, Enter opens it (Ctrl+Z in the build screen goes back)."
+        )
+        options.add_options(
+            [Option(row_text(s, self.currency), id=str(s.rank)) for s in result.suggestions]
+        )
+        options.highlighted = 0
+        options.focus()
+
+    # ------------------------------------------------------------------------- events
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_run()
+
+    def _selected(self, option_id: str | None) -> Suggestion | None:
+        if self.result is None or option_id is None:
+            return None
+        return next((s for s in self.result.suggestions if str(s.rank) == option_id), None)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        s = self._selected(event.option.id)
+        if s is not None:
+            self.query_one("#sg-detail-text", Static).update(detail_text(s, self.result))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        s = self._selected(event.option.id)
+        if s is None:
+            return
+        label = f"open suggested build #{s.rank} ({s.build.chassis}, {s.gpus} x {s.gpu})"
+        if not self.app.replace_build(s.build, label):
+            self.notify("That build is already the current one.")
+        else:
+            self.app.notify(f"Opened {label[5:]}. Ctrl+Z returns to the previous build.")
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,215 @@
+"""TCO screen: buy the current build and pay its power, or rent the same GPUs in a cloud.
+
+Every input is visible and editable; every figure is computed by engine.tco (``compute_tco``,
+``tco_markdown``), the purchase price by engine.pricing (``quote_build``) from the price list the
+user names, the power from the engine's own power budget of the build.  This screen formats and
+reports what is missing; it does no arithmetic of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Grid, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Select, Static
+
+from engine.build import Build
+from engine.report import Report
+from engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
+from parts.catalog import Catalog
+from tui.keys import TCO_KEYS, bindings
+
+YEARS = (3, 4, 5)
+
+
+@dataclass(frozen=True)
+class TcoOutcome:
+    result: TcoResult | None
+    problem: str | None = None
+
+
+def _number(label: str, text: str, *, optional: bool) -> tuple[float | None, str | None]:
+    text = text.strip()
+    if not text:
+        return None, (None if optional else f"{label}: give a number")
+    try:
+        return float(text), None
+    except ValueError:
+        return None, f"{label}: {text!r} is not a number"
+
+
+def build_gpus(build: Build, catalog: Catalog) -> int:
+    """GPUs fitted: cards in slots plus the HGX baseboard's."""
+    n = sum(1 for sku in build.slots.values() if sku in catalog.gpus)
+    board = catalog.baseboards.get(build.baseboard or "")
+    return n + (board.gpu_count if board else 0)
+
+
+def tco_for_build(
+    build: Build,
+    report: Report | None,
+    catalog: Catalog,
+    *,
+    years: int,
+    pue: str,
+    utilization: str,
+    kwh_price: str,
+    cloud_gpu_hour: str,
+    prices_path: str,
+) -> TcoOutcome:
+    """Parse the form, price the build, and run engine.tco; a problem names the field."""
+    from pydantic import ValidationError
+
+    from engine.pricing import PriceError, load_prices, quote_build
+
+    parsed = {}
+    for key, label, text, optional in (
+        ("pue", "PUE", pue, False),
+        ("utilization", "Utilization", utilization, False),
+        ("kwh_price", "Price per kWh", kwh_price, True),
+        ("cloud_gpu_hour", "Cloud per GPU-hour", cloud_gpu_hour, True),
+    ):
+        value, problem = _number(label, text, optional=optional)
+        if problem:
+            return TcoOutcome(None, problem)
+        parsed[key] = value
+    if not prices_path.strip():
+        return TcoOutcome(
+            None, "Price list file: name a TOML/CSV price list (e.g. examples/prices-example.toml)"
+        )
+    try:
+        prices = load_prices(prices_path.strip(), offline=True)
+    except PriceError as exc:
+        return TcoOutcome(None, f"Price list file: {exc}")
+    quote = quote_build(build, prices, catalog)
+    if quote.total is None:
+        return TcoOutcome(
+            None,
+            f"Purchase price unknown: {prices.origin or 'the price list'} has no price for "
+            + ", ".join(quote.missing)
+            + ". Add them to the list.",
+        )
+    budget = report.budget("power") if report is not None else None
+    if budget is None:
+        return TcoOutcome(None, "The engine could not work out this build's power draw.")
+    gpus = build_gpus(build, catalog)
+    if gpus < 1:
+        return TcoOutcome(None, "This build has no GPUs: fit some on the map first.")
+    try:
+        inputs = TcoInputs(
+            purchase_price=quote.total,
+            power_w=budget.used,
+            gpus=gpus,
+            years=years,
+            currency=prices.currency,
+            **parsed,
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        names = {
+            "pue": "PUE",
+            "utilization": "Utilization",
+            "kwh_price": "Price per kWh",
+            "cloud_gpu_hour": "Cloud per GPU-hour",
+        }
+        field = names.get(str(err["loc"][0]), str(err["loc"][0]))
+        return TcoOutcome(None, f"{field}: {err['msg']}")
+    result = compute_tco(inputs)
+    return TcoOutcome(result)
+
+
+def summary_line(result: TcoResult) -> str:
+    """The answer first: the break-even month, or why there is none."""
+    if result.break_even_month is not None and result.break_even_month <= result.months:
+        return f"✓ Owning becomes cheaper than the cloud in month {result.break_even_month}."
+    if result.break_even_month is not None:
+        return f"✗ Owning pays off only in month {result.break_even_month}, after the horizon."
+    return "– No break-even month: " + (result.notes[0] if result.notes else "see below.")
+
+
+class TcoScreen(Screen[None]):
+    BINDINGS = bindings(TCO_KEYS)
+    DEFAULT_CSS = """
+    TcoScreen #tco-title { height: 1; padding: 0 1; background: $panel; }
+    TcoScreen #tco-form {
+        grid-size: 3 4; grid-rows: 1; grid-columns: 1fr 1fr 1fr; height: 4;
+        padding: 0 1; grid-gutter: 0 1;
+    }
+    TcoScreen .tco-label { color: $text-muted; }
+    TcoScreen #tco-summary { height: auto; padding: 0 1; text-style: bold; }
+    TcoScreen #tco-body { height: 1fr; border-top: hkey $primary-darken-2; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            "[b]Total cost of ownership[/b] — Enter/F9 compute · Tab next field · Esc back",
+            id="tco-title",
+        )
+        with Grid(id="tco-form"):
+            yield Static("Price list file", classes="tco-label")
+            yield Static("Years", classes="tco-label")
+            yield Static("PUE (1.0 = IT only)", classes="tco-label")
+            yield Input(placeholder="TOML/CSV path", compact=True, id="tco-prices")
+            yield Select(
+                [(str(y), y) for y in YEARS],
+                value=3,
+                allow_blank=False,
+                compact=True,
+                id="tco-years",
+            )
+            yield Input("1.0", type="number", compact=True, id="tco-pue")
+            yield Static("Utilization (0-1)", classes="tco-label")
+            yield Static("Price per kWh", classes="tco-label")
+            yield Static("Cloud per GPU-hour", classes="tco-label")
+            yield Input("1.0", type="number", compact=True, id="tco-util")
+            yield Input(placeholder="unknown", type="number", compact=True, id="tco-kwh")
+            yield Input(placeholder="unknown", type="number", compact=True, id="tco-cloud")
+        yield Static("", id="tco-summary")
+        with VerticalScroll(id="tco-body"):
+            yield Static("", id="tco-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.apply_blink(self)
+        self.query_one("#tco-prices", Input).focus()
+        self.action_run()
+
+    def _val(self, wid: str) -> str:
+        return self.query_one(wid, Input).value
+
+    def action_run(self) -> None:
+        app = self.app
+        outcome = tco_for_build(
+            app.history.current,
+            app.report,
+            app.catalog,
+            years=int(self.query_one("#tco-years", Select).value),
+            pue=self._val("#tco-pue"),
+            utilization=self._val("#tco-util"),
+            kwh_price=self._val("#tco-kwh"),
+            cloud_gpu_hour=self._val("#tco-cloud"),
+            prices_path=self._val("#tco-prices"),
+        )
+        summary = self.query_one("#tco-summary", Static)
+        body = self.query_one("#tco-text", Static)
+        if outcome.result is None:
+            summary.update(Text(f"✗ {outcome.problem}"))
+            body.update("")
+            return
+        summary.update(Text(summary_line(outcome.result)))
+        body.update(Text(tco_markdown(outcome.result)))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_run()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if self.is_mounted:
+            self.action_run()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
