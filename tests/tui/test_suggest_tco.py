@@ -41,7 +41,10 @@ async def test_open_rank_one_then_undo(make_app):
         rows = screen.query_one("#sg-list", OptionList)
         assert rows.option_count == len(screen.result.suggestions) >= 1
         first = screen.result.suggestions[0]
-        assert "1E/" not in str(rows.get_option_at_index(0).prompt)
+        assert all(s.report.errors == 0 for s in screen.result.suggestions)
+        row = str(rows.get_option_at_index(0).prompt)
+        assert row.startswith("1 ") and first.build.chassis in row and " 0/" in row
+        assert "no price list" in _text(screen, "#sg-status")
         assert first.build != start
         await pilot.press("enter")
         await pilot.pause()
@@ -79,8 +82,10 @@ async def test_constraints_narrow_the_search(make_app):
         await pilot.pause()
         assert screen.result is not None and screen.result.suggestions
         assert {s.build.chassis for s in screen.result.suggestions} == {CHASSIS}
+        assert "price USD" in _text(screen, "#sg-head")
         row = str(screen.query_one("#sg-list", OptionList).get_option_at_index(0).prompt)
-        assert "USD" in row
+        price = screen.result.suggestions[0].price
+        assert price is not None and row.endswith(f"{price:,.0f}")
         screen.query_one("#sg-maxw", Input).value = "watts"
         screen.query_one("#sg-maxw", Input).focus()
         await pilot.press("enter")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
@@ -96,24 +97,49 @@ def _hours(h: float | None) -> str:
 
 def _gib(mem) -> str:
     total = (mem or {}).get("total_bytes") if isinstance(mem, dict) else None
-    return "-" if total is None else f"{total / 2**30:,.0f} GiB"
+    return "-" if total is None else f"{total / 2**30:,.0f}"
 
 
-def row_text(s: Suggestion, currency: str | None) -> str:
-    """One ranked build on one line (fits 80 columns for the usual SKUs)."""
-    gpus = f"{s.gpus}x{s.gpu.removeprefix('NVIDIA-')}" + (f" x{s.nodes}" if s.nodes > 1 else "")
-    power = "-" if s.power_w is None else f"{s.power_w:,.0f}W"
-    if currency is None:
-        price = "no price list"
-    elif s.price is None:
-        price = "price ?"
-    else:
-        price = f"{s.price:,.0f} {currency}"
-    j = s.to_json()
-    return (
-        f"{s.rank:>2} {s.build.chassis:<16} {gpus:<20} {s.report.errors}E/{s.report.warnings}W "
-        f"{power:>6} {_gib(j.get('memory_per_gpu')):>7}/GPU {_hours(s.train_hours):>8} {price}"
+def table(suggestions: tuple[Suggestion, ...], currency: str | None) -> tuple[str, list[str]]:
+    """A header and one line per ranked build, columns as wide as their widest cell, so the
+    usual results fit 80 columns.  Findings are errors/warnings; memory is per GPU (GiB)."""
+    cells = []
+    for s in suggestions:
+        gpus = f"{s.gpus}x{s.gpu.removeprefix('NVIDIA-')}" + (f" x{s.nodes}" if s.nodes > 1 else "")
+        power = "-" if s.power_w is None else f"{s.power_w:,.0f}W"
+        known = "?" if s.price is None else f"{s.price:,.0f}"
+        price = "-" if currency is None else known
+        mem = _gib(s.to_json().get("memory_per_gpu"))
+        cells.append(
+            (
+                str(s.rank),
+                s.build.chassis,
+                gpus,
+                f"{s.report.errors}/{s.report.warnings}",
+                power,
+                mem,
+                _hours(s.train_hours),
+                price,
+            )
+        )
+    head = (
+        "#",
+        "chassis",
+        "GPUs",
+        "E/W",
+        "power",
+        "GiB/GPU",
+        "train",
+        "price" if currency is None else f"price {currency}",
     )
+    widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head) - 1)]
+    left = {1, 2}  # text columns; figures are right-aligned
+
+    def line(row: tuple[str, ...]) -> str:
+        parts = [(row[i].ljust(w) if i in left else row[i].rjust(w)) for i, w in enumerate(widths)]
+        return " ".join([*parts, row[-1]]).rstrip()
+
+    return line(head), [line(c) for c in cells]
 
 
 def detail_text(s: Suggestion, result: SuggestResult) -> str:
@@ -150,7 +176,8 @@ class SuggestScreen(Screen[None]):
     }
     SuggestScreen .sg-label { color: $text-muted; }
     SuggestScreen #sg-status { height: auto; max-height: 3; padding: 0 1; }
-    SuggestScreen #sg-list { height: 1fr; border: none; padding: 0; }
+    SuggestScreen #sg-head { height: 1; padding: 0 1; text-style: bold; }
+    SuggestScreen #sg-list { height: 1fr; border: none; padding: 0 0 0 1; }
     SuggestScreen #sg-detail { height: 7; border-top: hkey $primary-darken-2; padding: 0 1; }
     """
 
@@ -204,6 +231,7 @@ class SuggestScreen(Screen[None]):
             yield Input(placeholder="no limit", type="number", compact=True, id="sg-maxw")
             yield Input(placeholder="none (TOML/CSV)", compact=True, id="sg-prices")
         yield Static("", id="sg-status")
+        yield Static("", id="sg-head")
         yield OptionList(id="sg-list")
         with VerticalScroll(id="sg-detail"):
             yield Static("", id="sg-detail-text")
@@ -257,6 +285,7 @@ class SuggestScreen(Screen[None]):
             return
         self._status("Searching the catalog …")
         self.query_one("#sg-list", OptionList).clear_options()
+        self.query_one("#sg-head", Static).update("")
         self.query_one("#sg-detail-text", Static).update("")
         self._search(workload, req)
 
@@ -309,11 +338,17 @@ class SuggestScreen(Screen[None]):
         n = len(result.suggestions)
         kind = "cluster plans" if result.multi_node else "builds"
         self._status(
-            f"✓ {n} {kind}, zero errors each (objective {result.objective}). "
-            f"↑↓ choose, Enter opens it (Ctrl+Z in the build screen goes back)."
+            f"✓ {n} {kind}, zero errors each, best {result.objective} first"
+            + ("; no price list" if self.currency is None else "")
+            + ". Enter opens one (Ctrl+Z undoes)."
         )
+        head, rows = table(result.suggestions, self.currency)
+        self.query_one("#sg-head", Static).update(Text(head))
         options.add_options(
-            [Option(row_text(s, self.currency), id=str(s.rank)) for s in result.suggestions]
+            [
+                Option(Text(row), id=str(s.rank))
+                for s, row in zip(result.suggestions, rows, strict=True)
+            ]
         )
         options.highlighted = 0
         options.focus()
