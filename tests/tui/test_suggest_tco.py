@@ -170,3 +170,17 @@ def test_parse_request_fields():
     assert req.problem is None
     assert c.chassis == ("X13", "SYS-421GE-TNRT") and c.gpus == ("NVIDIA-L4-24GB",)
     assert (c.cooling, c.voltage, c.redundancy, c.max_power_w) == ("air", "100-127", "N+N", 2000)
+
+
+def test_cluster_plan_is_shown_when_no_single_server_fits(catalog):
+    from engine.suggest import suggest
+    from tui.screens.suggest import detail_text, table
+
+    w = Workload(model="llama-3.1-405b", method="pretrain", tokens=1e12, target_days=30)
+    result = suggest(w, catalog, limit=1)
+    assert result.multi_node and result.suggestions
+    s = result.suggestions[0]
+    text = detail_text(s, result)
+    assert "## Cluster" in text and f"{s.nodes} x {s.build.chassis}" in text
+    head, rows = table(result.suggestions, None)
+    assert f" x{s.nodes}" in rows[0] and len(rows[0]) <= 78

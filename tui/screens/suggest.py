@@ -151,17 +151,18 @@ def detail_text(s: Suggestion, result: SuggestResult) -> str:
         f"#{s.rank} {b.chassis}: {s.gpus} x {s.gpu}"
         + (f" per node, {s.nodes} nodes" if s.nodes > 1 else "")
     ]
-    lines.append(_parts_line(b))
-    if b.slots:
-        lines.append("slots " + ", ".join(f"{k}:{v}" for k, v in b.slots.items()))
-    if s.quote is not None and s.quote.missing:
-        lines.append("no price for: " + ", ".join(s.quote.missing))
     if s.cluster is not None:
         lines += ["", cluster_markdown(s.cluster).rstrip()]
         lines.append(
             "(a cluster node carries no workload: the rules check one server, the job needs "
             "all nodes)"
         )
+        lines += ["", "Each node:"]
+    lines.append(_parts_line(b))
+    if b.slots:
+        lines.append("slots " + ", ".join(f"{k}:{v}" for k, v in b.slots.items()))
+    if s.quote is not None and s.quote.missing:
+        lines.append("no price for: " + ", ".join(s.quote.missing))
     lines += [f"note: {n}" for n in result.notes]
     return "\n".join(lines)
 
@@ -269,7 +270,7 @@ class SuggestScreen(Screen[None]):
         )
 
     def _status(self, text: str) -> None:
-        self.query_one("#sg-status", Static).update(text)
+        self.query_one("#sg-status", Static).update(Text(text))
 
     def action_run(self) -> None:
         workload = self.app.history.current.workload
@@ -332,7 +333,7 @@ class SuggestScreen(Screen[None]):
             reasons = "; ".join(f"{r} ({n}x)" for r, n in result.rejected[:3])
             self._status("✗ Nothing fits, not even as a cluster. " + reasons)
             self.query_one("#sg-detail-text", Static).update(
-                "\n".join(f"note: {n}" for n in result.notes)
+                Text("\n".join(f"note: {n}" for n in result.notes))
             )
             return
         n = len(result.suggestions)
@@ -366,7 +367,7 @@ class SuggestScreen(Screen[None]):
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         s = self._selected(event.option.id)
         if s is not None:
-            self.query_one("#sg-detail-text", Static).update(detail_text(s, self.result))
+            self.query_one("#sg-detail-text", Static).update(Text(detail_text(s, self.result)))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -374,6 +375,8 @@ class SuggestScreen(Screen[None]):
         if s is None:
             return
         label = f"open suggested build #{s.rank} ({s.build.chassis}, {s.gpus} x {s.gpu})"
+        if s.nodes > 1:
+            label += f", one of {s.nodes} cluster nodes (a node carries no workload)"
         if not self.app.replace_build(s.build, label):
             self.notify("That build is already the current one.")
         else:
