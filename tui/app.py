@@ -80,6 +80,8 @@ class SlotwiseApp(App[int]):
         self.saved_build: Build | None = None
         # Unit prices / currency / note from an opened BOM, written back on export.
         self.pricing: dict = {}
+        # Price list file last used on the Suggest / TCO screens (pre-fills the other one).
+        self.prices_path: str | None = None
         self._autosave_warned = False
         self.cursor_blink = cursor_blink  # False in tests/screenshots: deterministic frames
         self.initial_build = build  # start on this build (screenshots, tests): no chooser

@@ -57,7 +57,8 @@ async def test_open_rank_one_then_undo(make_app):
         assert app.history.current == start
 
 
-async def test_no_workload_says_where_to_set_it(make_app):
+async def test_no_workload_says_where_to_set_it(make_app, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(build=Build(chassis=CHASSIS))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
@@ -83,6 +84,7 @@ async def test_constraints_narrow_the_search(make_app):
         assert screen.result is not None and screen.result.suggestions
         assert {s.build.chassis for s in screen.result.suggestions} == {CHASSIS}
         assert "price USD" in _text(screen, "#sg-head")
+        assert app.prices_path == PRICES  # pre-fills the TCO screen
         row = str(screen.query_one("#sg-list", OptionList).get_option_at_index(0).prompt)
         price = screen.result.suggestions[0].price
         assert price is not None and row.endswith(f"{price:,.0f}")
@@ -91,6 +93,16 @@ async def test_constraints_narrow_the_search(make_app):
         await pilot.press("enter")
         await pilot.pause()
         assert "Max W" in _text(screen, "#sg-status")
+        screen.query_one("#sg-list", OptionList).focus()
+        await pilot.press("enter")  # rank 1 of the priced search
+        await pilot.pause()
+        await pilot.press("f8")
+        await pilot.pause()
+        tco = app.screen
+        assert isinstance(tco, TcoScreen)
+        assert tco.query_one("#tco-prices", Input).value == PRICES
+        assert "No break-even month" in _text(tco, "#tco-summary")  # no kWh / cloud price yet
+        assert "purchase:" in _text(tco, "#tco-text")
 
 
 async def test_tco_with_example_prices_shows_break_even(make_app):

@@ -36,11 +36,18 @@ class SuggestRequest:
 
 
 class SuggestDone(Message):
-    def __init__(self, result: SuggestResult | None, problem: str | None, currency) -> None:
+    def __init__(
+        self,
+        result: SuggestResult | None,
+        problem: str | None,
+        currency: str | None,
+        prices_path: str | None = None,
+    ) -> None:
         super().__init__()
         self.result = result
         self.problem = problem
         self.currency = currency
+        self.prices_path = prices_path  # the list the result was priced with
 
 
 def _split(text: str) -> tuple[str, ...]:
@@ -230,7 +237,12 @@ class SuggestScreen(Screen[None]):
             yield Input(placeholder="any, e.g. X13", compact=True, id="sg-chassis")
             yield Input(placeholder="any", compact=True, id="sg-gpu")
             yield Input(placeholder="no limit", type="number", compact=True, id="sg-maxw")
-            yield Input(placeholder="none (TOML/CSV)", compact=True, id="sg-prices")
+            yield Input(
+                self.app.prices_path or "",
+                placeholder="none (TOML/CSV)",
+                compact=True,
+                id="sg-prices",
+            )
         yield Static("", id="sg-status")
         yield Static("", id="sg-head")
         yield OptionList(id="sg-list")
@@ -318,7 +330,8 @@ class SuggestScreen(Screen[None]):
                 SuggestDone(None, f"the search failed: {type(exc).__name__}: {exc}", None)
             )
             return
-        self.post_message(SuggestDone(result, None, prices.currency if prices else None))
+        currency = prices.currency if prices else None
+        self.post_message(SuggestDone(result, None, currency, req.prices_path))
 
     def on_suggest_done(self, message: SuggestDone) -> None:
         if message.problem:
@@ -327,6 +340,8 @@ class SuggestScreen(Screen[None]):
         result = message.result
         self.result = result
         self.currency = message.currency
+        if message.prices_path is not None:
+            self.app.prices_path = message.prices_path
         options = self.query_one("#sg-list", OptionList)
         options.clear_options()
         if not result.ok:

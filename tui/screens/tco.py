@@ -152,7 +152,12 @@ class TcoScreen(Screen[None]):
             yield Static("Price list file", classes="tco-label")
             yield Static("Years", classes="tco-label")
             yield Static("PUE (1.0 = IT only)", classes="tco-label")
-            yield Input(placeholder="TOML/CSV path", compact=True, id="tco-prices")
+            yield Input(
+                self.app.prices_path or "",
+                placeholder="TOML/CSV path",
+                compact=True,
+                id="tco-prices",
+            )
             yield Select(
                 [(str(y), y) for y in YEARS],
                 value=3,
@@ -199,6 +204,7 @@ class TcoScreen(Screen[None]):
             summary.update(Text(f"✗ {outcome.problem}"))
             body.update("")
             return
+        self.app.prices_path = self._val("#tco-prices").strip()
         summary.update(Text(summary_line(outcome.result)))
         body.update(Text(tco_markdown(outcome.result)))
 
