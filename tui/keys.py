@@ -158,6 +158,13 @@ SUGGEST_KEYS: tuple[Key, ...] = (
 
 TCO_KEYS: tuple[Key, ...] = (
     Key("tco.run", "f9", "run", "Compute", "Compute again with the inputs as they are now."),
+    Key(
+        "tco.save",
+        "ctrl+s",
+        "save",
+        "Save .md",
+        "Save the TCO section (inputs, yearly costs, break-even month) as a Markdown file.",
+    ),
     Key("tco.close", "escape", "close", "Back", "Back to the build screen."),
 )
 

@@ -105,7 +105,7 @@ async def test_constraints_narrow_the_search(make_app):
         assert "purchase:" in _text(tco, "#tco-text")
 
 
-async def test_tco_with_example_prices_shows_break_even(make_app):
+async def test_tco_with_example_prices_shows_break_even(make_app, tmp_path):
     app = make_app(build=Build(chassis=CHASSIS, workload=WORKLOAD))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
@@ -128,6 +128,24 @@ async def test_tco_with_example_prices_shows_break_even(make_app):
         body = _text(tco, "#tco-text")
         assert "purchase:" in body and "0.25 USD/kWh" in body and "2.5 USD per GPU-hour" in body
         assert screen is not tco
+        out = tmp_path / "tco.md"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#tco-save-path", Input).value = str(out)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is tco
+        saved = out.read_text("utf-8")
+        assert f"month {tco.result.break_even_month}" in saved and "0.25 USD/kWh" in saved
+        out.write_text("keep me", "utf-8")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#tco-save-path", Input).value = str(out)
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("n")  # do not overwrite
+        await pilot.pause()
+        assert app.screen is tco and out.read_text("utf-8") == "keep me"
 
 
 def test_tco_names_missing_prices_and_bad_fields(catalog, tmp_path):

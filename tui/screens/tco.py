@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Grid, VerticalScroll
-from textual.screen import Screen
+from textual.binding import Binding
+from textual.containers import Grid, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Select, Static
 
 from engine.build import Build
@@ -130,6 +131,42 @@ def summary_line(result: TcoResult) -> str:
     return "– No break-even month: " + (result.notes[0] if result.notes else "see below.")
 
 
+class SaveMarkdownScreen(ModalScreen[str | None]):
+    """Where to write the TCO Markdown.  Dismisses with the path text, or None."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="tco_save.cancel", tooltip="Close, write nothing.")
+    ]
+
+    def __init__(self, default: str) -> None:
+        super().__init__()
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("[b]Save the TCO as Markdown[/b] — file to write", classes="dialog-title")
+            yield Input(self.default, id="tco-save-path")
+            yield Static(
+                "Enter: save · Esc: cancel · an existing file is only replaced after you confirm",
+                classes="dialog-keys",
+            )
+
+    def on_mount(self) -> None:
+        self.app.apply_blink(self)
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        value = event.value.strip()
+        if not value:
+            self.notify("Type a file name, e.g. tco.md", severity="warning")
+            return
+        self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 class TcoScreen(Screen[None]):
     BINDINGS = bindings(TCO_KEYS)
     DEFAULT_CSS = """
@@ -143,9 +180,13 @@ class TcoScreen(Screen[None]):
     TcoScreen #tco-body { height: 1fr; border-top: hkey $primary-darken-2; padding: 0 1; }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: TcoResult | None = None
+
     def compose(self) -> ComposeResult:
         yield Static(
-            "[b]Total cost of ownership[/b] — Enter/F9 compute · Tab next field · Esc back",
+            "[b]Total cost of ownership[/b] — Enter/F9 compute · Ctrl+S save .md · Esc back",
             id="tco-title",
         )
         with Grid(id="tco-form"):
@@ -200,6 +241,7 @@ class TcoScreen(Screen[None]):
         )
         summary = self.query_one("#tco-summary", Static)
         body = self.query_one("#tco-text", Static)
+        self.result = outcome.result
         if outcome.result is None:
             summary.update(Text(f"✗ {outcome.problem}"))
             body.update("")
@@ -216,6 +258,54 @@ class TcoScreen(Screen[None]):
         event.stop()
         if self.is_mounted:
             self.action_run()
+
+    def action_save(self) -> None:
+        from pathlib import Path
+
+        if self.result is None:
+            self.notify("Nothing to save yet: fix the inputs first.", severity="warning")
+            return
+        markdown = tco_markdown(self.result)
+        stem = (
+            Path(self.app.bom_path).stem if self.app.bom_path else self.app.history.current.chassis
+        )
+        default = f"{stem}-tco.md"
+
+        def chosen(path: str | None) -> None:
+            if path is None:
+                return
+            p = Path(path).expanduser()
+            if not p.exists():
+                self._write(p, markdown, overwrite=False)
+                return
+            from tui.screens.confirm import ConfirmScreen
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self._write(p, markdown, overwrite=True)
+
+            self.app.push_screen(
+                ConfirmScreen(f"{p} already exists. Overwrite it?", yes="Overwrite", no="Keep it"),
+                answer,
+            )
+
+        self.app.push_screen(SaveMarkdownScreen(default), chosen)
+
+    def _write(self, path, markdown: str, *, overwrite: bool) -> None:
+        from engine.atomic import atomic_write_text
+        from tui.screens.message import ErrorScreen
+
+        try:
+            atomic_write_text(path, markdown, overwrite=overwrite)
+        except (FileExistsError, OSError) as exc:
+            self.app.push_screen(
+                ErrorScreen(
+                    "Saving the TCO failed",
+                    f"{path}: {exc}\n\nChoose another file name or directory.",
+                )
+            )
+            return
+        self.notify(f"Saved the TCO to {path}")
 
     def action_close(self) -> None:
         self.dismiss(None)
