@@ -149,9 +149,22 @@ def table(suggestions: tuple[Suggestion, ...], currency: str | None) -> tuple[st
     return line(head), [line(c) for c in cells]
 
 
+def parts_line(b) -> str:
+    """CPUs, memory, drives, PSUs and bridges of a build on one line (as the CLI prints them)."""
+    bits = []
+    if b.cpu:
+        bits.append(f"{b.cpu_count} x {b.cpu}")
+    if b.dimm:
+        bits.append(f"{b.dimm_count} x {b.dimm}")
+    bits += [f"{d.count} x {d.sku}" for d in b.drives]
+    if b.psu:
+        bits.append(f"{b.psu_count} x {b.psu} ({b.env.redundancy}, {b.env.input_voltage} V)")
+    bits += [f"{br.count} x {br.sku} on {'+'.join(br.slots)}" for br in b.bridges]
+    return " | ".join(bits)
+
+
 def detail_text(s: Suggestion, result: SuggestResult) -> str:
     from engine.cluster import cluster_markdown
-    from tui.commands.suggest import _parts_line  # formatting only, shared with the CLI
 
     b = s.build
     lines = [
@@ -165,7 +178,7 @@ def detail_text(s: Suggestion, result: SuggestResult) -> str:
             "all nodes)"
         )
         lines += ["", "Each node:"]
-    lines.append(_parts_line(b))
+    lines.append(parts_line(b))
     if b.slots:
         lines.append("slots " + ", ".join(f"{k}:{v}" for k, v in b.slots.items()))
     if s.quote is not None and s.quote.missing:
