@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from engine.bom_cluster import BuildCluster, BuildTco
 from engine.bom_items import canonical_build, gpu_inventory, line_items, slot_order
 from engine.bom_meta import BomMeta
 from engine.build import Build
+from engine.cluster import cluster_markdown
 from engine.report import Budget, Finding, Report
 from engine.rules.cooling import BTU_PER_W
+from engine.tco import tco_markdown
 from parts.catalog import Catalog
 
 GiB = 1024**3
@@ -74,7 +77,10 @@ def to_markdown(
     prices: Mapping[str, float] | None = None,
     currency: str | None = None,
     price_note: str | None = None,
+    cluster: BuildCluster | None = None,
+    tco: BuildTco | None = None,
 ) -> str:
+    """The summary; ``cluster`` / ``tco`` (from engine.bom_cluster) add their sections."""
     build = canonical_build(build, catalog)
     out: list[str] = []
     title = meta.project or "Server build"
@@ -189,6 +195,11 @@ def to_markdown(
         out.append(_verdict(report))
         out.append("")
 
+    if cluster is not None:
+        out += _cluster_section(cluster)
+    if tco is not None:
+        out += _tco_section(tco)
+
     # --- findings
     out += ["## Findings", ""]
     if not report.findings:
@@ -236,3 +247,48 @@ def _verdict(report: Report) -> str:
     if tps is not None:
         parts.append(f"about {tps:,.0f} tokens/s decode")
     return "Workload verdict: " + "; ".join(parts) + "." if parts else "Workload verdict: unknown."
+
+
+def _cluster_section(bc: BuildCluster) -> list[str]:
+    out = ["## Cluster sizing", "", f"One server is not enough: {bc.reason}.", ""]
+    plan = bc.plan
+    if plan is None:
+        out += [f"The cluster could not be sized: {bc.problem}.", ""]
+        return out
+    fab = plan.fabric
+    assumptions = [f"{plan.kw_per_rack:g} kW per rack", f"{plan.rack_u} U per rack"]
+    if plan.node_u is not None:
+        assumptions.append(f"{plan.node_u} U per node")
+    if fab is not None:
+        assumptions.append(
+            f"switch radix {fab.switch.radix} ports of {fab.switch.port_gbps} Gb/s "
+            "(non-blocking fat tree)"
+        )
+    out += [
+        f"Copies of this build, each with {plan.gpus_per_node} GPUs; the node count is the fewest "
+        "for which the workload estimate fits and meets the target.",
+        "",
+        "Assumptions: " + ", ".join(assumptions) + ".",
+        "",
+    ]
+    body = cluster_markdown(plan).split("\n", 2)[2]  # drop its own "## Cluster" heading
+    out += body.rstrip("\n").split("\n")
+    out.append("")
+    return out
+
+
+def _tco_section(bt: BuildTco) -> list[str]:
+    if bt.result is not None:
+        md = tco_markdown(bt.result).rstrip("\n").split("\n")
+        return [md[0], "", "For this server as listed in the bill of materials.", *md[1:], ""]
+    out = ["## Total cost of ownership", ""]
+    if bt.missing_prices:
+        out.append(
+            "Not computed: no price for "
+            + ", ".join(cell(s) for s in bt.missing_prices)
+            + ". Add them to the price list to see the purchase total and the break-even month."
+        )
+    else:
+        out.append(f"Not computed: {bt.problem}.")
+    out.append("")
+    return out

@@ -8,6 +8,12 @@ csv: the line items for ERP import.  Without --out the result goes to stdout.  A
 Prices: the unit prices saved in the BOM are kept; --prices (a TOML/CSV price list or URL, see
 engine.pricing) replaces them.  A BOM that cannot be loaded faithfully (unknown SKU, malformed
 TOML, ...) is not exported: exit 2 with the problems on stderr; run `slotwise validate` for more.
+
+md only: when the build's workload does not fit one server (or training misses its target days)
+a "Cluster sizing" section sizes a cluster of copies of it (engine.bom_cluster / engine.cluster;
+--kw-per-rack sets the rack power).  With a price list (--prices or the BOM's own prices) and
+--cloud-gpu-hour, a "Total cost of ownership" section compares owning the server with renting
+its GPUs (--years, --pue, --kwh-price, --utilization: the same flags as `slotwise suggest`).
 """
 
 from __future__ import annotations
@@ -16,11 +22,15 @@ import argparse
 import sys
 
 from engine.bom import BomExistsError, export_bom, read_bom, write_bom
+from engine.bom_cluster import BuildTco, TcoParams, cluster_for_build, tco_for_build
 from engine.bom_csv import to_csv
 from engine.bom_markdown import to_markdown
+from engine.cluster import DEFAULT_KW_PER_RACK
 from tui.cli import UsageError
 from tui.commands.common import add_catalog_flag, get_catalog
+from tui.commands.tco_args import add_tco_value_flags
 from tui.commands.validate import bad_input, input_paragraph
+from tui.commands.workload_args import _positive_float
 
 FORMATS = ("toml", "md", "csv")
 
@@ -38,9 +48,20 @@ def register(sub) -> None:
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument(
         "--prices",
-        metavar="LIST",
+        metavar="FILE_OR_URL",
         help="price list (TOML/CSV file or URL) for unit prices; default: the BOM's own",
     )
+    p.add_argument("--offline", action="store_true", help="no network: cached price list only")
+    c = p.add_argument_group("cluster sizing (md)")
+    c.add_argument(
+        "--kw-per-rack",
+        type=_positive_float,
+        default=DEFAULT_KW_PER_RACK,
+        metavar="KW",
+        help=f"rack power for cluster sizing ({DEFAULT_KW_PER_RACK:g})",
+    )
+    t = p.add_argument_group("total cost of ownership (md; needs prices and --cloud-gpu-hour)")
+    add_tco_value_flags(t)
     add_catalog_flag(p)
     p.set_defaults(run=run)
 
@@ -55,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
         from engine.pricing import PriceError, load_prices
 
         try:
-            pl = load_prices(args.prices)
+            pl = load_prices(args.prices, offline=args.offline)
         except PriceError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(f"--prices: {exc}") from None
         prices = {sku: e.price for sku, e in pl.entries.items()}
         currency = pl.currency
         note = f"Prices from {pl.label or pl.origin}"
@@ -71,7 +92,17 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "toml":
         text = export_bom(loaded.build, catalog, loaded.meta, report, prices, currency, note)
     elif args.format == "md":
-        text = to_markdown(loaded.build, catalog, loaded.meta, report, prices, currency, note)
+        text = to_markdown(
+            loaded.build,
+            catalog,
+            loaded.meta,
+            report,
+            prices,
+            currency,
+            note,
+            cluster=cluster_for_build(loaded.build, catalog, report, args.kw_per_rack),
+            tco=_tco(args, loaded.build, catalog, report, prices, currency),
+        )
     else:
         text = to_csv(loaded.build, catalog, prices, currency)
 
@@ -85,3 +116,22 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
     return 0
+
+
+def _tco(args, build, catalog, report, prices, currency) -> BuildTco | None:
+    """The TCO section's data: only with a price list and a cloud price per GPU-hour."""
+    if args.cloud_gpu_hour is None:
+        return None
+    if not prices:
+        raise UsageError(
+            "--cloud-gpu-hour: the TCO needs prices; add --prices FILE_OR_URL "
+            "(or save prices in the BOM)"
+        )
+    params = TcoParams(
+        years=args.years,
+        utilization=args.utilization,
+        pue=args.pue,
+        kwh_price=args.kwh_price,
+        cloud_gpu_hour=args.cloud_gpu_hour,
+    )
+    return tco_for_build(build, catalog, report, prices, currency or "", params)

@@ -20,43 +20,13 @@ from engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
 from parts.catalog import Catalog
 from tui.cli import UsageError
 from tui.commands.common import add_catalog_flag, get_catalog, print_json
+from tui.commands.tco_args import add_tco_value_flags
 from tui.commands.workload_args import (
     _positive_float,
     _positive_int,
     add_workload_flags,
     workload_from_args,
 )
-
-
-def _fraction(text: str) -> float:
-    value = _positive_float(text)
-    if value > 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1 (e.g. 0.7)")
-    return value
-
-
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
-    return value
-
-
-def _pue(text: str) -> float:
-    value = _positive_float(text)
-    if not 1 <= value <= 5:
-        raise argparse.ArgumentTypeError(f"{text!r}: a PUE is between 1.0 and 5 (e.g. 1.4)")
-    return value
-
-
-def _years(text: str) -> int:
-    value = _positive_int(text)
-    if value > 10:
-        raise argparse.ArgumentTypeError(f"{text!r}: give 1 to 10 years")
-    return value
 
 
 def register(sub) -> None:
@@ -106,13 +76,7 @@ def register(sub) -> None:
     )
     t = p.add_argument_group("total cost of ownership (needs --prices)")
     t.add_argument("--tco", action="store_true", help="add an own-vs-cloud section")
-    t.add_argument("--years", type=_years, default=3, metavar="N", help="horizon (3)")
-    t.add_argument(
-        "--pue", type=_pue, default=1.0, metavar="X", help="facility PUE (1.0 = IT only)"
-    )
-    t.add_argument("--kwh-price", type=_non_negative, metavar="PRICE", help="per kWh")
-    t.add_argument("--utilization", type=_fraction, default=1.0, metavar="F", help="0-1 (1.0)")
-    t.add_argument("--cloud-gpu-hour", type=_non_negative, metavar="PRICE", help="per GPU-hour")
+    add_tco_value_flags(t)
     add_catalog_flag(p)
     p.set_defaults(run=run)
 

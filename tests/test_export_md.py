@@ -1,0 +1,207 @@
+"""`slotwise export --format md`: the Cluster sizing and Total cost of ownership sections."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.bom import read_bom
+from engine.bom_cluster import TcoParams, cluster_for_build, tco_for_build
+from engine.estimate import estimate
+from engine.estimate.resolve import resolve_arch
+from engine.evaluate import evaluate
+from engine.pricing import load_prices
+from parts.catalog import load_catalog
+from tui.cli import main
+
+EX = Path(__file__).resolve().parent.parent / "examples"
+NO_FIT = EX / "broken-workload-does-not-fit.toml"  # 70B full fine-tune on 4 x L40S
+H200_FT = EX / "hgx-h200-finetune-821ge.toml"
+PRICES = EX / "prices-example.toml"
+
+# A small build whose every SKU has a price in examples/prices-example.toml.
+PRICED_BOM = """\
+schema = 1
+
+[chassis]
+sku = "SYS-521GE-TNRT"
+
+[cpu]
+sku = "XEON-6448Y"
+count = 2
+
+[memory]
+sku = "DDR5-6400-64GB-RDIMM"
+count = 16
+
+[psu]
+sku = "SMCI-PSU-2700W-TITANIUM"
+count = 4
+
+[slots]
+"1" = "NVIDIA-RTX-6000-ADA-48GB"
+"3" = "NVIDIA-RTX-6000-ADA-48GB"
+
+[workload]
+model = "mistral-7b-v0.3"
+method = "inference"
+seq_len = 8192
+micro_batch = 8
+"""
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(None)
+
+
+def _loaded(path, catalog):
+    loaded = read_bom(path, catalog)
+    assert loaded.build is not None
+    return loaded.build, evaluate(loaded.build, catalog)
+
+
+def _row(md: str, item: str) -> str:
+    """A row of the Cluster sizing table."""
+    md = md[md.index("## Cluster sizing") :]
+    m = re.search(rf"^\| {item} \| (.*) \|$", md, re.M)
+    assert m, f"no '{item}' row in:\n{md}"
+    return m.group(1)
+
+
+def test_cluster_section_matches_engine_cluster(capsys, catalog):
+    build, report = _loaded(NO_FIT, catalog)
+    bc = cluster_for_build(build, catalog, report, kw_per_rack=40)
+    assert bc is not None and bc.plan is not None
+    plan = bc.plan
+    code, md, err = run(capsys, "export", str(NO_FIT), "--format", "md")
+    assert code == 0, err
+    assert "## Cluster sizing" in md
+    assert _row(md, "nodes") == f"{plan.nodes} x SYS-521GE-TNRT"
+    assert _row(md, "GPUs").startswith(f"{plan.total_gpus} x NVIDIA-L40S-48GB (4 per node)")
+    # one 400G NIC per GPU for training, the build's own NIC model
+    assert _row(md, "NICs").startswith("4 per node x NVIDIA-CX7-400G-1P-OSFP")
+    assert f"{plan.nodes * 4} in all" in _row(md, "NICs")
+    assert "add 3" in md  # the build has 1 NIC for 4 GPUs
+    assert _row(md, "racks") == f"{plan.racks} at 40 kW per rack"
+    assert "Assumptions: 40 kW per rack" in md and "switch radix 64" in md
+    # the section comes between the workload verdict and the findings
+    assert md.index("## Workload") < md.index("## Cluster sizing") < md.index("## Findings")
+
+
+def test_cluster_node_count_is_the_fewest_that_fits(catalog):
+    """Independent check with the estimator: n nodes fit, n - 1 do not."""
+    build, report = _loaded(NO_FIT, catalog)
+    plan = cluster_for_build(build, catalog, report).plan
+    gpu = catalog.gpus["NVIDIA-L40S-48GB"]
+    arch = resolve_arch(build.workload, catalog, offline=True)
+    fit = lambda n: estimate(build.workload, gpu, 4 * n, arch=arch, gpus_per_server=4).fits  # noqa: E731
+    assert fit(plan.nodes) and not fit(plan.nodes - 1)
+    # at least the estimator's own single-server minimum, in whole nodes
+    assert plan.nodes >= math.ceil(report.estimate.min_gpus / 4) - 1
+
+
+def test_target_days_needs_a_cluster_and_kw_per_rack_flag(capsys, catalog, tmp_path):
+    text = H200_FT.read_text().replace(
+        "tokens = 5000000000.0", "tokens = 5000000000.0\ntarget_days = 2"
+    )
+    assert "target_days = 2" in text
+    bom = tmp_path / "target.toml"
+    bom.write_text(text)
+    build, report = _loaded(bom, catalog)
+    plan = cluster_for_build(build, catalog, report, kw_per_rack=10).plan
+    assert plan.nodes >= 2
+    assert plan.racks == math.ceil(plan.total_power_w / 10_000)  # 8U nodes: power decides
+    code, md, err = run(capsys, "export", str(bom), "--format", "md", "--kw-per-rack", "10")
+    assert code == 0, err
+    assert "over the target of 2 days" in md
+    assert _row(md, "nodes") == f"{plan.nodes} x SYS-821GE-TNHR"
+    assert _row(md, "racks") == f"{plan.racks} at 10 kW per rack"
+
+
+def test_no_cluster_section_when_one_server_is_enough(capsys):
+    code, md, _ = run(capsys, "export", str(H200_FT), "--format", "md")
+    assert code == 0 and "## Cluster sizing" not in md
+
+
+def test_tco_section_shows_inputs_and_break_even(capsys, catalog, tmp_path):
+    bom = tmp_path / "priced.toml"
+    bom.write_text(PRICED_BOM)
+    argv = [
+        "export", str(bom), "--format", "md", "--prices", str(PRICES),
+        "--cloud-gpu-hour", "2", "--kwh-price", "0.15", "--pue", "1.3",
+        "--utilization", "0.8", "--years", "4",
+    ]  # fmt: skip
+    code, md, err = run(capsys, *argv)
+    assert code == 0, err
+    assert "## Total cost of ownership (4 years)" in md
+    # the inputs are visible
+    assert "x 80% utilization x PUE 1.3" in md
+    assert "at 0.15 USD/kWh" in md
+    assert "2 GPUs at 2 USD per GPU-hour" in md
+    # the figures are engine.tco's for this build and price list
+    build, report = _loaded(bom, catalog)
+    pl = load_prices(PRICES)
+    bt = tco_for_build(
+        build,
+        catalog,
+        report,
+        {k: e.price for k, e in pl.entries.items()},
+        "USD",
+        TcoParams(years=4, utilization=0.8, pue=1.3, kwh_price=0.15, cloud_gpu_hour=2),
+    )
+    res = bt.result
+    assert res is not None and res.break_even_month is not None
+    assert f"- purchase: {res.inputs.purchase_price:,.0f} USD" in md
+    assert f"Owning becomes cheaper than the cloud in month {res.break_even_month}." in md
+    # break-even is the first month where owning <= cloud
+    m = res.break_even_month
+    assert res.owning(m) <= res.cloud(m) and res.owning(m - 1) > res.cloud(m - 1)
+    section = md[md.index("## Total cost of ownership") : md.index("## Findings")]
+    years = re.findall(r"^\| (\d+) \| ", section, re.M)
+    assert years == ["1", "2", "3", "4"]  # a row per year
+
+
+def test_tco_missing_prices_names_skus_and_gives_no_total(capsys):
+    code, md, err = run(
+        capsys, "export", str(NO_FIT), "--format", "md", "--prices", str(PRICES),
+        "--cloud-gpu-hour", "2", "--kwh-price", "0.15",
+    )  # fmt: skip
+    assert code == 0, err
+    section = md[md.index("## Total cost of ownership") : md.index("## Findings")]
+    assert "Not computed: no price for" in section
+    for sku in ("XEON-6530", "DDR5-4800-64GB-RDIMM", "NVIDIA-L40S-48GB"):
+        assert sku in section
+    assert "SYS-521GE-TNRT" not in section  # it is priced
+    assert "purchase:" not in section and "| year |" not in section
+    assert "Owning becomes cheaper" not in section
+
+
+def test_tco_needs_prices(capsys):
+    code, _, err = run(capsys, "export", str(H200_FT), "--format", "md", "--cloud-gpu-hour", "2")
+    assert code == 2 and "--prices" in err
+
+
+def test_no_tco_without_cloud_price(capsys):
+    code, md, _ = run(capsys, "export", str(NO_FIT), "--format", "md", "--prices", str(PRICES))
+    assert code == 0 and "Total cost of ownership" not in md
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [("--pue", "0.5"), ("--utilization", "1.5"), ("--years", "11"), ("--kw-per-rack", "-1")],
+)
+def test_bad_tco_and_rack_flags_are_usage_errors(capsys, flag, value):
+    with pytest.raises(SystemExit) as exc:
+        main(["export", str(NO_FIT), "--format", "md", flag, value])
+    assert exc.value.code == 2
+    assert flag in capsys.readouterr().err

@@ -1,0 +1,53 @@
+"""TCO flags shared by `slotwise suggest` and `slotwise export`: same names, defaults, checks.
+
+--years N (1-10, 3), --pue X (1.0-5, 1.0), --kwh-price PRICE, --utilization F (0-1, 1.0),
+--cloud-gpu-hour PRICE.  See engine.tco for what each one means.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tui.commands.workload_args import _positive_float, _positive_int
+
+
+def fraction(text: str) -> float:
+    value = _positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1 (e.g. 0.7)")
+    return value
+
+
+def non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+    return value
+
+
+def pue(text: str) -> float:
+    value = _positive_float(text)
+    if not 1 <= value <= 5:
+        raise argparse.ArgumentTypeError(f"{text!r}: a PUE is between 1.0 and 5 (e.g. 1.4)")
+    return value
+
+
+def years(text: str) -> int:
+    value = _positive_int(text)
+    if value > 10:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 1 to 10 years")
+    return value
+
+
+def add_tco_value_flags(group) -> None:
+    """--years, --pue, --kwh-price, --utilization, --cloud-gpu-hour on ``group``."""
+    group.add_argument("--years", type=years, default=3, metavar="N", help="horizon (3)")
+    group.add_argument(
+        "--pue", type=pue, default=1.0, metavar="X", help="facility PUE (1.0 = IT only)"
+    )
+    group.add_argument("--kwh-price", type=non_negative, metavar="PRICE", help="per kWh")
+    group.add_argument("--utilization", type=fraction, default=1.0, metavar="F", help="0-1 (1.0)")
+    group.add_argument("--cloud-gpu-hour", type=non_negative, metavar="PRICE", help="per GPU-hour")
