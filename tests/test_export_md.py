@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.bom import read_bom
 from engine.bom_cluster import TcoParams, cluster_for_build, tco_for_build
@@ -191,6 +193,14 @@ def test_tco_needs_prices(capsys):
     assert code == 2 and "--prices" in err
 
 
+def test_tco_flags_only_with_markdown(capsys):
+    code, _, err = run(
+        capsys, "export", str(NO_FIT), "--format", "csv", "--prices", str(PRICES),
+        "--cloud-gpu-hour", "2",
+    )  # fmt: skip
+    assert code == 2 and "--format md" in err
+
+
 def test_no_tco_without_cloud_price(capsys):
     code, md, _ = run(capsys, "export", str(NO_FIT), "--format", "md", "--prices", str(PRICES))
     assert code == 0 and "Total cost of ownership" not in md
@@ -205,3 +215,30 @@ def test_bad_tco_and_rack_flags_are_usage_errors(capsys, flag, value):
         main(["export", str(NO_FIT), "--format", "md", flag, value])
     assert exc.value.code == 2
     assert flag in capsys.readouterr().err
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(target=st.floats(min_value=0.3, max_value=8.0))
+def test_target_days_node_count_is_minimal(catalog, target):
+    """For any target, the plan's node count meets it and one node fewer does not."""
+    loaded = read_bom(H200_FT, catalog)
+    wl = loaded.build.workload.model_copy(update={"target_days": target})
+    build = loaded.build.with_(workload=wl)
+    report = evaluate(build, catalog)
+    bc = cluster_for_build(build, catalog, report)
+    hours = report.estimate.train_hours
+    if hours <= target * 24:
+        assert bc is None
+        return
+    plan = bc.plan
+    gpu = catalog.gpus["NVIDIA-H200-SXM-141GB"]
+    arch = resolve_arch(wl, catalog, offline=True)
+
+    def meets(n: int) -> bool:
+        e = estimate(wl, gpu, 8 * n, arch=arch, gpus_per_server=8)
+        return e.fits and e.train_hours <= target * 24
+
+    assert meets(plan.nodes)
+    assert not meets(plan.nodes - 1)

@@ -67,6 +67,8 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.format != "md" and args.cloud_gpu_hour is not None:
+        raise UsageError("--cloud-gpu-hour: the TCO section is only in --format md")
     catalog = get_catalog(args)
     loaded = read_bom(args.bom, catalog)
     if bad_input(loaded) or loaded.build is None:
