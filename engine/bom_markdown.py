@@ -1,6 +1,8 @@
 """Customer-facing Markdown summary of a BOM: the build, budgets, workload verdict, findings.
 
-``to_markdown(build, catalog, meta, report, prices=None, currency=None) -> str``.  Deterministic
+``to_markdown(build, catalog, meta, report, prices=None, currency=None, price_note=None,
+cluster=None, tco=None) -> str``; ``cluster`` / ``tco`` come from engine.bom_cluster and add the
+"Cluster sizing" / "Total cost of ownership" sections (formatting only here).  Deterministic
 (no clock): the dates shown are the BOM's own ``created`` / ``updated``.  Figures come straight
 from the engine's report; unknown figures are written as "unknown", never guessed.
 """
