@@ -63,7 +63,9 @@ class Build(BaseModel):
     def with_(self, **changes) -> Build:
         """A copy with fields replaced (validated)."""
         data = self.model_dump()
-        data.update({k: (v.model_dump() if isinstance(v, BaseModel) else v) for k, v in changes.items()})
+        data.update(
+            {k: (v.model_dump() if isinstance(v, BaseModel) else v) for k, v in changes.items()}
+        )
         return Build.model_validate(data)
 
     def occupant(self, slot_id: str) -> str | None:

@@ -9,20 +9,37 @@ from tui.commands.common import add_catalog_flag, get_catalog, print_json
 
 # Key figures per kind for the table view: (field, header, unit suffix)
 KEY_FIELDS: dict[str, list[tuple[str, str, str]]] = {
-    "chassis": [("family", "gen", ""), ("form_factor_u", "U", ""), ("gpu_form", "GPUs", ""),
-                ("max_gpus", "max", ""), ("psu_bays", "PSU", "")],
-    "gpu": [("memory_gb", "mem", " GB"), ("tdp_w", "TDP", " W"), ("width_slots", "width", ""),
-            ("bf16_tflops_dense", "BF16", " TF"), ("nvlink", "NVLink", "")],
+    "chassis": [
+        ("family", "gen", ""),
+        ("form_factor_u", "U", ""),
+        ("gpu_form", "GPUs", ""),
+        ("max_gpus", "max", ""),
+        ("psu_bays", "PSU", ""),
+    ],
+    "gpu": [
+        ("memory_gb", "mem", " GB"),
+        ("tdp_w", "TDP", " W"),
+        ("width_slots", "width", ""),
+        ("bf16_tflops_dense", "BF16", " TF"),
+        ("nvlink", "NVLink", ""),
+    ],
     "baseboard": [("gpu_sku", "GPU", ""), ("gpu_count", "n", "")],
     "bridge": [("ways", "ways", ""), ("per_group", "per group", "")],
-    "cpu": [("cores", "cores", ""), ("tdp_w", "TDP", " W"), ("pcie_lanes", "lanes", ""),
-            ("memory_channels", "ch", "")],
+    "cpu": [
+        ("cores", "cores", ""),
+        ("tdp_w", "TDP", " W"),
+        ("pcie_lanes", "lanes", ""),
+        ("memory_channels", "ch", ""),
+    ],
     "dimm": [("capacity_gb", "size", " GB"), ("speed_mts", "speed", " MT/s")],
     "nic": [("ports", "ports", ""), ("port_gbps", "speed", " Gb/s"), ("power_w", "power", " W")],
     "drive": [("form_factor", "form", ""), ("interface", "if", ""), ("capacity_tb", "size", " TB")],
     "psu": [("watts_high_line", "200-240V", " W"), ("watts_low_line", "100-127V", " W")],
-    "model": [("published_params_b", "params", " B"), ("num_hidden_layers", "layers", ""),
-              ("hidden_size", "hidden", "")],
+    "model": [
+        ("published_params_b", "params", " B"),
+        ("num_hidden_layers", "layers", ""),
+        ("hidden_size", "hidden", ""),
+    ],
 }
 
 
