@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from engine.bom_items import gpu_inventory, line_items
 from engine.build import Build
 from engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
+from engine.node_search import fewest_passing
 from engine.report import Report
 from engine.tco import TcoInputs, TcoResult, compute_tco
 from parts.catalog import Catalog
@@ -105,20 +106,13 @@ def _fewest_nodes(build: Build, catalog: Catalog, gpu_sku: str, per_node: int, m
         e = est(k)
         return bool(e.fits) and _misses_target(e, build) is None
 
-    lo, hi = 1, 2
-    while not ok(hi):
-        if _misses_target(est(hi), build) and getattr(est(hi), "train_hours", None) is None:
+    def stuck(k: int) -> str | None:
+        if _misses_target(est(k), build) and getattr(est(k), "train_hours", None) is None:
             return "training time is unknown for this GPU"
-        if hi >= max_nodes:
-            return f"not even {max_nodes} nodes of {per_node} GPUs run the workload"
-        lo, hi = hi, min(hi * 2, max_nodes)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi, est(hi)
+        return None
+
+    found = fewest_passing(ok, stuck, max_nodes, per_node)
+    return found if isinstance(found, str) else (found, est(found))
 
 
 class BuildCluster(BaseModel):

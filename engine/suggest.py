@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.build import BridgeFit, Build, DriveFit, Environment, InputVoltage, Redundancy
 from engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
 from engine.edits import AddBridge, Move, RemoveBridge, SetCount, SetDrives
+from engine.node_search import fewest_passing
 from engine.pricing import PriceList, Quote, quote_build
 from engine.report import Report
 from engine.workload import Workload
@@ -1005,21 +1006,13 @@ def _fewest_nodes(ctx: _Ctx, gpu: Gpu, per_node: int, target_h: float | None):
     top = ctx.cons.max_nodes
     if top < 2:
         return "--max-nodes is below 2"
-    lo, hi = 1, 2
-    while not ok(hi):
-        why = _misses_target(est(hi), target_h, w)
-        if why and getattr(est(hi), "train_hours", None) is None:
-            return why
-        if hi >= top:
-            return f"not even {top} nodes of {per_node} GPUs run the workload"
-        lo, hi = hi, min(hi * 2, top)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi, est(hi)
+
+    def stuck(k: int) -> str | None:
+        why = _misses_target(est(k), target_h, w)
+        return why if why and getattr(est(k), "train_hours", None) is None else None
+
+    found = fewest_passing(ok, stuck, top, per_node)
+    return found if isinstance(found, str) else (found, est(found))
 
 
 def _multi_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
