@@ -1,4 +1,4 @@
-"""Export prompt: where to write the BOM.  Dismisses with the path text, or None."""
+"""File prompts: where to write the BOM (or another export).  Dismiss with the path text, or None."""
 
 from __future__ import annotations
 
@@ -9,11 +9,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 
-class ExportScreen(ModalScreen[str | None]):
+class PathPrompt(ModalScreen[str | None]):
+    """Ask for a file to write.  Subclasses set the wording; the caller confirms overwrites."""
+
+    TITLE_MARKUP = "[b]Export the BOM[/b] — file to write (TOML)"
+    VERB = "export"
+    EXAMPLE = "build.toml"
+    INPUT_ID = "export-path"
+
     BINDINGS = [
-        Binding(
-            "escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting."
-        )
+        Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close, write nothing.")
     ]
 
     def __init__(self, default: str) -> None:
@@ -22,10 +27,11 @@ class ExportScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("[b]Export the BOM[/b] — file to write (TOML)", classes="dialog-title")
-            yield Input(self.default, id="export-path")
+            yield Static(self.TITLE_MARKUP, classes="dialog-title")
+            yield Input(self.default, id=self.INPUT_ID, classes="path-input")
             yield Static(
-                "Enter: export · Esc: cancel · an existing file is only replaced after you confirm",
+                f"Enter: {self.VERB} · Esc: cancel · an existing file is only replaced after "
+                "you confirm",
                 classes="dialog-keys",
             )
 
@@ -37,9 +43,13 @@ class ExportScreen(ModalScreen[str | None]):
         event.stop()
         value = event.value.strip()
         if not value:
-            self.notify("Type a file name, e.g. build.toml", severity="warning")
+            self.notify(f"Type a file name, e.g. {self.EXAMPLE}", severity="warning")
             return
         self.dismiss(value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ExportScreen(PathPrompt):
+    """Where to write the BOM."""

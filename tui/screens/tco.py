@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Grid, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.containers import Grid, VerticalScroll
+from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static
 
 from engine.build import Build
@@ -22,6 +21,7 @@ from engine.report import Report
 from engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
 from parts.catalog import Catalog
 from tui.keys import TCO_KEYS, bindings
+from tui.screens.export import PathPrompt
 
 YEARS = (3, 4, 5)
 
@@ -131,40 +131,13 @@ def summary_line(result: TcoResult) -> str:
     return "– No break-even month: " + (result.notes[0] if result.notes else "see below.")
 
 
-class SaveMarkdownScreen(ModalScreen[str | None]):
+class SaveMarkdownScreen(PathPrompt):
     """Where to write the TCO Markdown.  Dismisses with the path text, or None."""
 
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="tco_save.cancel", tooltip="Close, write nothing.")
-    ]
-
-    def __init__(self, default: str) -> None:
-        super().__init__()
-        self.default = default
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Static("[b]Save the TCO as Markdown[/b] — file to write", classes="dialog-title")
-            yield Input(self.default, id="tco-save-path")
-            yield Static(
-                "Enter: save · Esc: cancel · an existing file is only replaced after you confirm",
-                classes="dialog-keys",
-            )
-
-    def on_mount(self) -> None:
-        self.app.apply_blink(self)
-        self.query_one(Input).focus()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        value = event.value.strip()
-        if not value:
-            self.notify("Type a file name, e.g. tco.md", severity="warning")
-            return
-        self.dismiss(value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    TITLE_MARKUP = "[b]Save the TCO as Markdown[/b] — file to write"
+    VERB = "save"
+    EXAMPLE = "tco.md"
+    INPUT_ID = "tco-save-path"
 
 
 class TcoScreen(Screen[None]):
