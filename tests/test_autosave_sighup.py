@@ -32,6 +32,14 @@ from engine.autosave import Autosave
 from engine.edits import Place
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _default_sighup() -> None:
+    """A child of `nohup` (or of a CI runner that ignores SIGHUP) inherits SIG_IGN; a user's
+    shell over SSH does not.  Restore the default so the hangup kills, as it would there."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 ANSI = re.compile(
     rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b[()][A-Z0-9]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[=>]"
 )
@@ -62,6 +70,7 @@ class Terminal:
             env=env,
             cwd=ROOT,
             start_new_session=True,  # its own session and controlling terminal, as under sshd
+            preexec_fn=_default_sighup,
         )
         os.close(slave)
         self.raw = bytearray()
@@ -203,6 +212,7 @@ def test_sighup_during_save_loop_never_tears_the_autosave(tmp_path):
             cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,
+            preexec_fn=_default_sighup,
         )
         try:
             assert proc.stdout.readline().strip() == "ready"
