@@ -1,5 +1,6 @@
 """The workload form: model (searchable presets, or a config.json path / Hugging Face id),
-method, precision, sequence length, batch, parallelism, tokens and target days.
+method, precision, sequence length, batch, parallelism, LoRA rank and targets, tokens, target
+days, MFU override and loss implementation.
 
 Every change builds an ``engine.workload.Workload`` and posts ``WorkloadForm.Changed``; the
 screen puts it on the build and the engine's verdict is shown above the form.  A value that
@@ -7,6 +8,8 @@ does not parse is reported next to the form (field name and what to type), never
 """
 
 from __future__ import annotations
+
+from typing import get_args
 
 from pydantic import ValidationError
 from rich.text import Text
@@ -16,7 +19,13 @@ from textual.message import Message
 from textual.widgets import Input, Label, Select, Static
 
 from engine.report import Report
-from engine.workload import Workload, parse_count
+from engine.workload import (
+    LORA_MODULES,
+    LORA_TARGET_SETS,
+    Workload,
+    parse_count,
+    parse_lora_targets,
+)
 from tui.widgets.budgets import budget_text, fmt_amount
 from tui.widgets.findings import finding_text
 
@@ -32,6 +41,39 @@ PARALLEL = (
     ("zero2", "zero2"),
     ("zero3 / fsdp", "zero3"),
 )
+LORA_TARGETS_HELP = f"{', '.join(LORA_TARGET_SETS)} or a comma list of {','.join(LORA_MODULES)}"
+
+
+def _literal_values(annotation) -> tuple[str, ...]:
+    """The strings a ``Literal[...] | None`` field accepts (read from the engine's model)."""
+    if isinstance(annotation, str):
+        return (annotation,)
+    return tuple(v for a in get_args(annotation) for v in _literal_values(a))
+
+
+# Loss implementations come from engine.workload.Workload.loss; blank (None) = the engine's default.
+LOSSES = _literal_values(Workload.model_fields["loss"].annotation)
+LOSS_CHOICES = (("default", "default"), *((v, v) for v in LOSSES))
+# Workload field -> the form's label, so validation messages name what the user sees.
+FIELD_LABELS = {
+    "seq_len": "Sequence length",
+    "micro_batch": "Micro-batch",
+    "tp": "Tensor parallel",
+    "lora_rank": "LoRA rank",
+    "lora_targets": "LoRA targets",
+    "tokens": "Tokens to train",
+    "target_days": "Target days",
+    "mfu": "MFU override",
+    "loss": "Loss",
+}
+
+
+def fmt_targets(targets: tuple[str, ...]) -> str:
+    """('q', 'v') -> 'qv' (a named set when it is one), else 'q,k,v'."""
+    for name, members in LORA_TARGET_SETS.items():
+        if tuple(targets) == members:
+            return name
+    return ",".join(targets)
 
 
 class WorkloadForm(Vertical):
@@ -89,10 +131,16 @@ class WorkloadForm(Vertical):
             yield Select(CHECKPOINTING, value="auto", allow_blank=False, id="wl-ckpt")
             yield Label("LoRA rank")
             yield Input("16", type="integer", id="wl-rank")
+            yield Label("LoRA targets")
+            yield Input("all-linear", placeholder=LORA_TARGETS_HELP, id="wl-targets")
             yield Label("Tokens to train")
             yield Input(placeholder="e.g. 2B, 300M", id="wl-tokens")
             yield Label("Target days")
             yield Input(placeholder="e.g. 7", type="number", id="wl-days")
+            yield Label("MFU override")
+            yield Input(placeholder="blank = estimator default", type="number", id="wl-mfu")
+            yield Label("Loss")
+            yield Select(LOSS_CHOICES, value="default", allow_blank=False, id="wl-loss")
 
     def load(self, w: Workload | None) -> None:
         """Show ``w`` in the fields without posting Changed."""
@@ -115,10 +163,13 @@ class WorkloadForm(Vertical):
                 else ("on" if w.grad_checkpointing else "off")
             )
             self.query_one("#wl-rank", Input).value = str(w.lora_rank)
+            self.query_one("#wl-targets", Input).value = fmt_targets(w.lora_targets)
             self.query_one("#wl-tokens", Input).value = fmt_count(w.tokens)
             self.query_one("#wl-days", Input).value = (
                 "" if w.target_days is None else f"{w.target_days:g}"
             )
+            self.query_one("#wl-mfu", Input).value = "" if w.mfu is None else f"{w.mfu:g}"
+            self.query_one("#wl-loss", Select).value = w.loss or "default"
 
     def read(self) -> tuple[Workload | None, str | None]:
         """The workload the fields describe, or (None, why not)."""
@@ -141,6 +192,9 @@ class WorkloadForm(Vertical):
         fields["offload"] = self.query_one("#wl-offload", Select).value
         ckpt = self.query_one("#wl-ckpt", Select).value
         fields["grad_checkpointing"] = None if ckpt == "auto" else ckpt == "on"
+        loss = self.query_one("#wl-loss", Select).value
+        if loss != "default":
+            fields["loss"] = loss
         for fid, name, label in (
             ("#wl-seq", "seq_len", "Sequence length"),
             ("#wl-batch", "micro_batch", "Micro-batch"),
@@ -154,6 +208,12 @@ class WorkloadForm(Vertical):
                 fields[name] = int(text)
             except ValueError:
                 return None, f"{label}: {text!r} is not a whole number"
+        targets = self.query_one("#wl-targets", Input).value.strip()
+        if targets:
+            try:
+                fields["lora_targets"] = parse_lora_targets(targets)
+            except ValueError:
+                return None, f"LoRA targets: {targets!r}; type {LORA_TARGETS_HELP}"
         tokens = self.query_one("#wl-tokens", Input).value.strip()
         if tokens:
             try:
@@ -166,11 +226,21 @@ class WorkloadForm(Vertical):
                 fields["target_days"] = float(days)
             except ValueError:
                 return None, f"Target days: {days!r} is not a number"
+        mfu = self.query_one("#wl-mfu", Input).value.strip()
+        if mfu:
+            try:
+                fields["mfu"] = float(mfu)
+            except ValueError:
+                return None, (
+                    f"MFU override: {mfu!r} is not a number; type a fraction such as 0.4, "
+                    "or clear it for the estimator's default"
+                )
         try:
             return Workload(**fields), None
         except ValidationError as exc:
             err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"]) or "workload"
+            loc = [str(x) for x in err["loc"]]
+            where = (FIELD_LABELS.get(loc[0], ".".join(loc)) if loc else "") or "workload"
             return None, f"{where}: {err['msg']}"
 
     def _by_user(self, widget) -> bool:

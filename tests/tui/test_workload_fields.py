@@ -1,0 +1,98 @@
+"""The workload form's LoRA targets, MFU override and loss fields, driven by keyboard at 80x24:
+each reaches the build's Workload, the verdict follows, and bad values leave the last good
+workload in place with a message naming the field."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Select, Static
+from tui_helpers import CHASSIS, GPU, keys_for, set_input, started
+
+from engine.build import Build
+from engine.workload import Workload
+
+
+def _verdict(app) -> str:
+    return str(app.screen.query_one("#verdict", Static).render())
+
+
+async def _choose(pilot, select_id: str, text: str) -> None:
+    sel = pilot.app.screen.query_one(select_id, Select)
+    sel.focus()
+    await pilot.pause()
+    await pilot.press("enter", *keys_for(text), "enter")
+    await pilot.pause()
+
+
+async def test_lora_targets_mfu_and_loss_reach_the_workload(make_app):
+    start = Workload(model="llama-3.1-8b", method="full", tokens=1e9)
+    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=start)
+    app = make_app(build=build)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        form = app.screen
+        assert form.query_one("#wl-targets", Input).value == "all-linear"
+        assert form.query_one("#wl-mfu", Input).value == ""
+        assert form.query_one("#wl-loss", Select).value == "default"
+
+        # Loss: chunked lowers the memory the engine reports, and the verdict shows it.
+        before = _verdict(app)
+        await _choose(pilot, "#wl-loss", "chunked")
+        assert app.history.current.workload.loss == "chunked"
+        assert _verdict(app) != before
+
+        # LoRA targets: a named set and a comma list.
+        await _choose(pilot, "#wl-method", "lora")
+        assert app.history.current.workload.method == "lora"
+        targets = form.query_one("#wl-targets", Input)
+        await set_input(pilot, targets, "qv")
+        await pilot.pause()
+        assert app.history.current.workload.lora_targets == ("q", "v")
+        await set_input(pilot, targets, "q,k,v,o")
+        await pilot.pause()
+        assert app.history.current.workload.lora_targets == ("q", "k", "v", "o")
+        # An unknown module is reported by name and the build keeps the last good targets.
+        await pilot.press(*keys_for(",x"))
+        await pilot.pause()
+        assert "LoRA targets" in _verdict(app)
+        assert app.history.current.workload.lora_targets == ("q", "k", "v", "o")
+        await pilot.press("backspace", "backspace")
+        await pilot.pause()
+        assert "INPUT" not in _verdict(app)
+
+        # MFU override: a valid fraction reaches the workload and changes the time to train.
+        before = _verdict(app)
+        mfu = form.query_one("#wl-mfu", Input)
+        await set_input(pilot, mfu, "0.5")
+        await pilot.pause()
+        assert app.history.current.workload.mfu == 0.5
+        assert "Time to train" in _verdict(app) and _verdict(app) != before
+        good = app.history.current.workload
+        # Out of range (one keystroke makes it 90.5): a message naming the field, no change.
+        await pilot.press("home", "9")
+        await pilot.pause()
+        assert mfu.value == "90.5"
+        assert "MFU override" in _verdict(app) and "INPUT" in _verdict(app)
+        assert app.history.current.workload == good
+        # Clearing it goes back to the estimator's default.
+        await set_input(pilot, mfu, "")
+        await pilot.pause()
+        assert app.history.current.workload.mfu is None
+        assert app.history.current.workload.lora_targets == ("q", "k", "v", "o")
+        assert app.history.current.workload.loss == "chunked"
+
+
+async def test_loaded_workload_shows_its_targets_mfu_and_loss(make_app):
+    w = Workload(
+        model="llama-3.1-8b", method="lora", lora_targets=("q", "k", "o"), mfu=0.35, loss="full"
+    )
+    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=w)
+    app = make_app(build=build)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.screen.query_one("#wl-targets", Input).value == "q,k,o"
+        assert app.screen.query_one("#wl-mfu", Input).value == "0.35"
+        assert app.screen.query_one("#wl-loss", Select).value == "full"
