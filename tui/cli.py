@@ -1,4 +1,4 @@
-"""`slotwise` command line (contract: shared/CLI.md).  Headless commands never import Textual.
+"""`slotwise` command line (contract: docs/CLI.md).  Headless commands never import Textual.
 
 Each sub-command lives in ``tui/commands/<name>.py`` and exposes ``register(subparsers)``; the
 module's ``run(args) -> int`` returns the exit code (0 ok, 1 build has errors / does not fit,
