@@ -46,14 +46,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from engine import local_paths
 from engine.atomic import atomic_write_text
 from engine.bom_meta import BomMeta, Clock, to_utc_seconds, utc_now
 from engine.build import Build
 
-STATE_ENV = "SLOTWISE_STATE_DIR"
+STATE_ENV = local_paths.STATE_ENV
 AUTOSAVE_FILE = "autosave.json"
 AUTOSAVE_VERSION = 1
 
@@ -80,10 +80,7 @@ class AutosaveState(BaseModel):
 
 
 def default_state_dir() -> Path:
-    env = os.environ.get(STATE_ENV)
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_state_dir("slotwise"))
+    return local_paths.state_root()
 
 
 class Autosave:
@@ -177,7 +174,9 @@ class Autosave:
             stale.unlink(missing_ok=True)
 
     # ------------------------------------------------------------------------------ helpers
-    def _set_aside(self, why: str) -> None:
+    def _set_aside(
+        self, why: str
+    ) -> AutosaveState | None:  # always None: `return self._set_aside(...)`
         n = 1
         while (aside := self.path.with_name(f"{AUTOSAVE_FILE}.unreadable-{n}")).exists():
             n += 1

@@ -374,7 +374,7 @@ class _Reader:
         self.problems.append(
             BomFinding(
                 rule=rule,
-                severity=severity,  # type: ignore[arg-type]
+                severity=severity,
                 message=f"{where}: {what}{message}",
                 parts=parts,
                 fix=fix,

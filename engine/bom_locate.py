@@ -59,13 +59,13 @@ class KeyLocator:
                     table = self._resolve(name, counters)
                 self.lines.setdefault(table, n)
                 continue
-            k = _KEY.match(line)
-            if not k:
+            km = _KEY.match(line)
+            if not km:
                 continue
-            key = ".".join(_split_key(k.group(1)))
+            key = ".".join(_split_key(km.group(1)))
             path = f"{table}.{key}" if table else key
             self.lines.setdefault(path, n)
-            rest = line[k.end() :]
+            rest = line[km.end() :]
             for quote in ('"""', "'''"):
                 if rest.count(quote) == 1:
                     in_multiline = quote

@@ -153,16 +153,16 @@ def to_markdown(
         out.append(row)
     if priced:
         missing = [i.sku for i in items if i.unit_price is None]
-        total = sum(i.extended_price or 0.0 for i in items)
+        priced_total = sum(i.extended_price or 0.0 for i in items)
         out.append("")
         if missing:
             out.append(
-                f"Total of the priced lines: {_money(total, currency)}; no price for "
+                f"Total of the priced lines: {_money(priced_total, currency)}; no price for "
                 + ", ".join(missing)
                 + " (the total is incomplete)."
             )
         else:
-            out.append(f"**Total: {_money(total, currency)}**")
+            out.append(f"**Total: {_money(priced_total, currency)}**")
         if price_note:
             out += ["", f"*{price_note}*"]
     out.append("")

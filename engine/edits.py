@@ -23,6 +23,9 @@ class _Edit(BaseModel):
     def describe(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def apply(self, build: Build) -> Build:  # pragma: no cover - overridden
+        raise NotImplementedError
+
 
 class Place(_Edit):
     op: Literal["place"] = "place"

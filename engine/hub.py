@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,13 +28,15 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
+from engine import local_paths
+from engine.atomic import atomic_write_bytes
 from parts.schema import ModelPreset
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 ENDPOINT_ENV = "SLOTWISE_HF_ENDPOINT"
-CACHE_ENV = "SLOTWISE_CACHE_DIR"
+CACHE_ENV = local_paths.CACHE_ENV
 TOKEN_ENV = "HF_TOKEN"
-OFFLINE_ENVS = ("SLOTWISE_OFFLINE", "HF_HUB_OFFLINE")
+OFFLINE_ENVS = local_paths.OFFLINE_ENVS
 DEFAULT_TIMEOUT_S = 10.0
 
 # "owner/name" (or a legacy single-segment id such as "gpt2"); no "..", no leading dot.
@@ -76,19 +77,11 @@ def endpoint() -> str:
 
 
 def cache_root() -> Path:
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs  # deferred: only needed when the cache is used
-
-    return Path(platformdirs.user_cache_dir("slotwise"))
+    return local_paths.cache_root()
 
 
 def offline_from_env() -> bool:
-    return any(
-        os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
-        for name in OFFLINE_ENVS
-    )
+    return local_paths.offline_from_env()
 
 
 def config_url(repo_id: str, revision: str = "main") -> str:
@@ -219,14 +212,7 @@ def _parse(data: bytes, what: str) -> dict[str, Any]:
 def _write_atomic(path: Path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_bytes(path, data)
     except OSError:
         # A cache that cannot be written is not an error for this call: the config is in hand.
         return

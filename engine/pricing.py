@@ -38,10 +38,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine import local_paths
+from engine.atomic import atomic_write_bytes
 from engine.build import Build
 from parts.catalog import Catalog
 
-CACHE_ENV = "SLOTWISE_CACHE_DIR"
+CACHE_ENV = local_paths.CACHE_ENV
 TOKEN_ENV = "SLOTWISE_PRICES_TOKEN"
 TIMEOUT_S = 10.0
 
@@ -181,23 +183,12 @@ def parse_prices(text: str, origin: str, *, fmt: str | None = None) -> PriceList
 
 
 def cache_dir() -> Path:
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env).expanduser() / "prices"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("slotwise")) / "prices"
+    return local_paths.cache_root() / "prices"
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    atomic_write_bytes(path, data)
 
 
 def _cache_paths(url: str) -> tuple[Path, Path]:
@@ -239,7 +230,7 @@ def _load_url(url: str, *, offline: bool, client) -> PriceList:
         pl = parse_prices(text, url, fmt=meta.get("format"))
         return pl.model_copy(update={"fetched": f"cache ({why}; saved {meta.get('saved', '?')})"})
 
-    if offline:
+    if offline or local_paths.offline_from_env():
         return from_cache("offline")
     headers = {}
     token = os.environ.get(TOKEN_ENV)

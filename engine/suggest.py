@@ -566,7 +566,7 @@ def _with_psu(
             continue
         unit = prices.price(p.sku) if prices is not None else None
         cost = INF if (prices is not None and unit is None) else (unit or 0.0) * n
-        key = (cost, n, -watts, p.sku)
+        key = (cost, n, -(watts or 0), p.sku)
         if best is None or key < best[0]:
             best = (key, p, n)
     if best is None:

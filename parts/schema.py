@@ -34,8 +34,9 @@ class _Frozen(BaseModel):
 
 
 class Record(_Frozen):
-    """Fields shared by every catalog record."""
+    """Fields shared by every catalog record (each kind narrows ``kind`` to its literal)."""
 
+    kind: str
     sku: NonEmpty
     name: NonEmpty
     source: NonEmpty = Field(description="Datasheet / product page URL the figures come from")

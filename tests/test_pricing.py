@@ -201,3 +201,23 @@ def test_bundled_example_is_labelled_and_every_price_marked_example():
     assert pl.example and pl.entries
     assert all(e.example for e in pl.entries.values())
     assert all(e.source for e in pl.entries.values())
+
+
+def test_offline_env_keeps_the_price_loader_off_the_network(tmp_path, monkeypatch):
+    """SLOTWISE_OFFLINE is one policy for every fetcher: the price loader must not call out."""
+    import httpx
+
+    from engine.pricing import PriceError, load_prices
+
+    calls = []
+
+    def handler(request):
+        calls.append(request.url)
+        return httpx.Response(200, text='[prices]\n"X" = 1\n')
+
+    monkeypatch.setenv("SLOTWISE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("SLOTWISE_OFFLINE", "1")
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    with pytest.raises(PriceError, match="offline"):
+        load_prices("http://127.0.0.1:9/prices.toml", client=client)
+    assert calls == []

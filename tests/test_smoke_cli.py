@@ -1,23 +1,25 @@
 import subprocess
 import sys
 
+import pytest
+
 from tui.cli import main
 
 
 def test_version(capsys):
-    try:
+    with pytest.raises(SystemExit) as done:
         main(["--version"])
-    except SystemExit as e:
-        assert e.code == 0
-    assert "slotwise 0.1.0" in capsys.readouterr().out
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == "slotwise 0.1.0"
 
 
-def test_help_lists_parts(capsys):
-    try:
+def test_help_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as done:
         main(["--help"])
-    except SystemExit as e:
-        assert e.code == 0
-    assert "parts" in capsys.readouterr().out
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("parts", "validate", "estimate", "suggest", "export"):
+        assert command in out, command
 
 
 def test_unknown_flag_exits_2():
@@ -26,3 +28,4 @@ def test_unknown_flag_exits_2():
     )
     assert r.returncode == 2
     assert "--nope" in r.stderr
+    assert "Traceback" not in r.stderr

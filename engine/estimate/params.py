@@ -162,6 +162,7 @@ def _attention_linears(arch: ModelPreset, layers: int) -> dict[str, tuple[Linear
         rope = arch.qk_rope_head_dim or 0
         v_dim = arch.v_head_dim or head_dim(arch)
         kv_rank = arch.kv_lora_rank or 0
+        q: tuple[LinearShape, ...]
         if arch.q_lora_rank:
             q = (
                 LinearShape("q_a_proj", h, arch.q_lora_rank, layers, arch.attention_bias),

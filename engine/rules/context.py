@@ -20,7 +20,7 @@ from parts.schema import Baseboard, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Root, Slo
 _CACHE_KEY = "_slotwise_engine_cache"
 
 
-def engine_cache(catalog: Catalog) -> dict[str, Any]:
+def engine_cache(catalog: Catalog) -> dict[Any, Any]:
     """A dict owned by this Catalog instance for derived, immutable lookups (indexes, memos)."""
     cache = catalog.__dict__.get(_CACHE_KEY)
     if cache is None:

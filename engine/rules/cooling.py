@@ -97,10 +97,12 @@ def check(ctx: Ctx) -> None:
             alt = datacenter_alternative(ctx, g)
             sl = ctx.sort_slots(slots)
             if alt is not None and (alt.width_slots or 9) <= (g.width_slots or 0):
-                edit = tuple(Place(slot=s, sku=alt.sku) for s in sl)
+                swap: tuple[Place, ...] | tuple[Remove, ...] = tuple(
+                    Place(slot=s, sku=alt.sku) for s in sl
+                )
                 fix = f"replace it with {alt.sku} (passive/blower, on the supported list)"
             else:
-                edit = tuple(Remove(slot=s) for s in sl)
+                swap = tuple(Remove(slot=s) for s in sl)
                 fix = "use a passive (or blower) data-centre GPU"
             ctx.add(
                 finding(
@@ -111,7 +113,7 @@ def check(ctx: Ctx) -> None:
                     parts=(sku,),
                     slots=sl,
                     fix=fix,
-                    edit=edit,
+                    edit=swap,
                 )
             )
         elif g.cooling == "liquid" and site_air:
@@ -182,7 +184,7 @@ def check(ctx: Ctx) -> None:
                 f"{cpu.sku} is a {watts(cpu.tdp_w)} CPU; {ch.sku} cools CPUs up to "
                 f"{watts(ch.cpu_max_tdp_w)}",
                 parts=(cpu.sku,),
-                fix=f"use {pick.sku} ({watts(pick.tdp_w)})" if pick else "use a lower-TDP CPU",
+                fix=f"use {pick.sku} ({watts(pick.tdp_w or 0)})" if pick else "use a lower-TDP CPU",
                 edit=(SetCount(what="cpu", sku=pick.sku, count=fitting_count(ctx, pick)),)
                 if pick
                 else (),

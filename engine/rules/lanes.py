@@ -14,7 +14,7 @@ reported as information; above 2:1 as a warning.
 from __future__ import annotations
 
 from engine.edits import Move
-from engine.report import Budget
+from engine.report import Budget, Severity
 from engine.rules.common import finding
 from engine.rules.context import Ctx
 from engine.rules.slots import find_destination
@@ -65,7 +65,7 @@ def check(ctx: Ctx) -> None:
         cpu_lanes = ctx.cpu.pcie_lanes if ctx.cpu is not None else None
         if root.kind == "cpu" and cpu_lanes is not None and (avail is None or cpu_lanes < avail):
             avail = cpu_lanes
-            why = f" ({ctx.cpu.sku} has {avail} PCIe lanes)"
+            why = f" ({ctx.cpu.sku if ctx.cpu else 'the CPU'} has {avail} PCIe lanes)"
         u = used[root.id]
         avails[root.id] = avail
         ctx.budgets.append(
@@ -92,7 +92,7 @@ def check(ctx: Ctx) -> None:
             if 1.0 < ratio <= OVERSUB_WARN:
                 shared.append((root.id, down, root.upstream_lanes, ratio))
             elif ratio > OVERSUB_WARN:
-                sev = "warning"
+                sev: Severity = "warning"
                 ctx.add(
                     finding(
                         "lanes.switch_oversubscribed",
@@ -201,11 +201,11 @@ def _no_room(
 def _root_chain(ctx: Ctx, root_id: str, ancestor: str) -> bool:
     """True when ``root_id`` is ``ancestor`` or hangs (via switches) below it."""
     seen = 0
-    r = root_id
+    r: str | None = root_id
     while r is not None and seen < 16:
         if r == ancestor:
             return True
         rec = ctx.idx.root.get(r)
-        r = rec.parent if rec else None
+        r = rec.parent if rec is not None else None
         seen += 1
     return False

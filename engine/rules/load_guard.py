@@ -49,9 +49,12 @@ def _with_psus(ctx: Ctx, f: Finding, after: float) -> Finding:
     b = ctx.build
     psu = ctx.psu
     env = b.env
+    if psu is None:
+        return f
     need = psus_needed(psu, after, env, ctx.chassis.psu_bays)
-    if need is not None and unit_watts(psu, env.input_voltage) is not None:
-        cap = usable_units(need, env.redundancy) * unit_watts(psu, env.input_voltage)
+    unit = unit_watts(psu, env.input_voltage)
+    if need is not None and unit is not None:
+        cap = usable_units(need, env.redundancy) * unit
         return f.model_copy(
             update={
                 "edit": f.edit + (SetCount(what="psu", sku=psu.sku, count=need),),

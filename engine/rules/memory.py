@@ -17,6 +17,7 @@ information, naming both DGX ratios so the reader can judge.
 from __future__ import annotations
 
 from engine.edits import SetCount
+from engine.report import Severity
 from engine.rules.common import finding
 from engine.rules.context import Ctx
 
@@ -201,7 +202,7 @@ def check(ctx: Ctx) -> None:
     if gpu_gb > 0:
         ratio = host_gb / gpu_gb
         if ratio < RATIO_GOOD:
-            sev = "warning" if ratio < RATIO_WARN else "info"
+            sev: Severity = "warning" if ratio < RATIO_WARN else "info"
             want = gpu_gb * RATIO_GOOD
             per = dimm.capacity_gb
             count_needed = -(-int(want) // per)

@@ -102,7 +102,11 @@ def check(ctx: Ctx) -> None:
         k = ra_min - len(fast)
         _, roots = _lonely_gpu_roots(ctx, fast)
         where = _nic_slots(ctx, nic, k, roots) if nic is not None else []
-        edit = tuple(Place(slot=s, sku=nic.sku) for s in where) if len(where) == k else ()
+        edit = (
+            tuple(Place(slot=s, sku=nic.sku) for s in where)
+            if nic is not None and len(where) == k
+            else ()
+        )
         ctx.add(
             finding(
                 "network.nic_ratio",
@@ -114,7 +118,7 @@ def check(ctx: Ctx) -> None:
                 slots=ctx.sort_slots(fast),
                 fix=(
                     f"fit {k} x {nic.sku} in slots {', '.join(where)}"
-                    if edit
+                    if edit and nic is not None
                     else f"fit {k} more {min_gbps}G+ NICs, one per {'GPU' if hgx else 'GPU pair'}"
                     + (" (the chassis has no free slot for them)" if nic is not None else "")
                 ),

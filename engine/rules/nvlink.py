@@ -13,6 +13,7 @@ PCIe only (64-128 GB/s instead of 600-900 GB/s, reference S39).
 from __future__ import annotations
 
 from engine.edits import AddBridge, RemoveBridge
+from engine.report import Severity
 from engine.rules.common import finding, slot_list
 from engine.rules.context import Ctx, engine_cache
 from parts.schema import Bridge, Gpu
@@ -227,9 +228,10 @@ def check(ctx: Ctx) -> None:
 
 def _unbridged(ctx: Ctx, bridged: set[str]) -> None:
     wl = ctx.workload
-    sev = "warning" if wl is not None and wl.tp > 1 else "info"
+    sev: Severity = "warning" if wl is not None and wl.tp > 1 else "info"
+    tp = wl.tp if wl is not None else 1
     why = (
-        f"tensor parallel (tp={wl.tp}) all-reduces every layer, so it runs over PCIe"
+        f"tensor parallel (tp={tp}) all-reduces every layer, so it runs over PCIe"
         if sev == "warning"
         else "GPU-to-GPU traffic goes over PCIe instead of NVLink"
     )
@@ -247,16 +249,16 @@ def _unbridged(ctx: Ctx, bridged: set[str]) -> None:
                 if len({ctx.idx.socket_of_slot.get(s, 1) for s in group}) > 1 and br.ways == 4:
                     continue
                 free.difference_update(group)
-                g = ctx.sort_slots(group)
+                grp = ctx.sort_slots(group)
                 ctx.add(
                     finding(
                         "nvlink.unbridged",
                         sev,
-                        f"{sku} in {slot_list(g)} can be NVLink-bridged but is not: {why}",
+                        f"{sku} in {slot_list(grp)} can be NVLink-bridged but is not: {why}",
                         parts=(sku,),
-                        slots=g,
-                        fix=f"fit {br.per_group} x {br.sku} on {slot_list(g)}",
-                        edit=(AddBridge(sku=br.sku, slots=g, count=br.per_group),),
+                        slots=grp,
+                        fix=f"fit {br.per_group} x {br.sku} on {slot_list(grp)}",
+                        edit=(AddBridge(sku=br.sku, slots=grp, count=br.per_group),),
                     )
                 )
         if free:

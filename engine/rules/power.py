@@ -65,11 +65,11 @@ def draw(ctx: Ctx) -> tuple[float, list[tuple[str, float]], list[str]]:
             add(f"{len(ones)} x {sku}", g.tdp_w * len(ones))
     if ctx.baseboard is not None:
         bb = ctx.baseboard
-        g = ctx.baseboard_gpu
-        if g is None or g.tdp_w is None:
+        bg = ctx.baseboard_gpu
+        if bg is None or bg.tdp_w is None:
             unknown.append(f"{bb.gpu_count} x {bb.gpu_sku} on {bb.sku} (TDP unknown)")
         else:
-            add(f"{bb.gpu_count} x {g.sku} on {bb.sku}", g.tdp_w * bb.gpu_count)
+            add(f"{bb.gpu_count} x {bg.sku} on {bb.sku}", bg.tdp_w * bb.gpu_count)
         if bb.board_power_w is None:
             unknown.append(f"{bb.sku} NVSwitch/board power")
         else:

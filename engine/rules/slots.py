@@ -209,8 +209,8 @@ def check(ctx: Ctx) -> None:
 
     for sid, part in ctx.gpus.items():
         _check_card(ctx, sid, part, unknown_fig)
-    for sid, part in ctx.nics.items():
-        _check_card(ctx, sid, part, unknown_fig)
+    for sid, nic in ctx.nics.items():
+        _check_card(ctx, sid, nic, unknown_fig)
 
     _check_gpu_models(ctx)
     _check_baseboard(ctx)
@@ -256,7 +256,7 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
             )
         )
     for rule, msg, fix in fit_errors(ctx, slot, part):
-        edit: tuple = ()
+        edit = ()
         if rule in ("slots.sxm_in_pcie", "slots.ocp_nic"):
             edit = (Remove(slot=sid),)
         else:
