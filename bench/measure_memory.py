@@ -40,13 +40,13 @@ sys.path.insert(0, str(ROOT))
 
 from engine.estimate import estimate  # noqa: E402
 from engine.estimate.params import linear_params_by_module  # noqa: E402
-from engine.estimate.reference_cases import (  # noqa: E402
+from engine.workload import Workload  # noqa: E402
+from parts.schema import Gpu, ModelPreset  # noqa: E402
+from tests.evidence.memory_cases import (  # noqa: E402
     A100_80GB,
     CASES,
     KNOWN_MISSES,
 )
-from engine.workload import Workload  # noqa: E402
-from parts.schema import Gpu, ModelPreset  # noqa: E402
 
 GB = 1e9
 

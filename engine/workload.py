@@ -54,6 +54,23 @@ class Workload(BaseModel):
     # Face transformers / TRL / PEFT); "chunked" = the output projection and cross-entropy run in
     # chunks (torchtune CEWithChunkedOutputLoss). None = "full".
     loss: Literal["full", "chunked"] | None = None
+    # Which activations a recomputed layer keeps: "full" = only each layer's input (HF
+    # gradient_checkpointing, torchtune, litgpt FSDP); "selective" = torchtitan's op-level SAC
+    # (every other matmul output and the attention output kept) / Megatron selective recompute.
+    # None = "full".  Only used when checkpointing is on.
+    checkpoint_mode: Literal["full", "selective"] | None = None
+    # Saved activations moved to CPU memory during the forward (torchtune
+    # enable_activation_offloading, DeepSpeed activation checkpoint cpu offload). None = off.
+    activation_offload: bool | None = None
+    # The optimizer step runs per parameter inside the backward and frees each gradient at once
+    # (torchtune optimizer_in_bwd): no full gradient buffer. None = off.
+    optimizer_in_backward: bool | None = None
+    # Unpacked batches are padded to their longest sample: the peak is set by the longest sample
+    # in the data set (tokens), not by the truncation length seq_len. None = every sequence is
+    # seq_len tokens (packed, or padded to the maximum).
+    longest_sample: int | None = Field(None, ge=1)
+    # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
+    recipe: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Workload:
@@ -66,6 +83,17 @@ class Workload(BaseModel):
                 f"unknown LoRA target(s) {', '.join(bad)}; use {', '.join(LORA_MODULES)}"
             )
         return self
+
+    @property
+    def peak_seq_len(self) -> int:
+        """Tokens per sequence at the step with the most memory (``longest_sample`` caps it)."""
+        if self.longest_sample is None:
+            return self.seq_len
+        return min(self.seq_len, self.longest_sample)
+
+    @property
+    def selective_checkpointing(self) -> bool:
+        return self.checkpointing and self.checkpoint_mode == "selective"
 
     @property
     def training(self) -> bool:

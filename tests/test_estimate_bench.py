@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from engine.estimate import estimate
-from engine.estimate.reference_cases import A100_80GB, GEMMA_2B, LLAMA3_8B
 from engine.workload import Workload
+from tests.evidence.memory_cases import A100_80GB, GEMMA_2B, LLAMA3_8B
 
 BENCH = Path(__file__).parents[1] / "bench" / "measure_memory.py"
 
@@ -96,7 +96,7 @@ def test_unsupported_workloads_are_refused_with_a_reason():
 
 def test_accuracy_table_lists_every_case_and_the_gated_summary():
     mod = _load()
-    from engine.estimate.reference_cases import CASES, KNOWN_MISSES
+    from tests.evidence.memory_cases import CASES, KNOWN_MISSES
 
     text = mod.accuracy_table()
     rows = text.splitlines()

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.estimate.reference_cases import LLAMA2_7B, LLAMA2_13B
 from parts.catalog import Catalog
 from parts.schema import Gpu
+from tests.evidence.memory_cases import LLAMA2_7B, LLAMA2_13B
 from tui import cli
 from tui.cli import UsageError
 from tui.commands import estimate as estimate_cmd

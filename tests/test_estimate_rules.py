@@ -12,7 +12,9 @@ from engine.estimate import estimate, min_gpus, suggest_changes
 from engine.estimate.constants import GIB, NF4_BITS_PER_PARAM
 from engine.estimate.memory import _in_flight_bytes, trainable_state_bytes
 from engine.estimate.params import count_params, linear_params_by_module, lora_params
-from engine.estimate.reference_cases import (
+from engine.workload import LORA_TARGET_SETS, Workload
+from parts.schema import Gpu
+from tests.evidence.memory_cases import (
     A100_80GB,
     GEMMA_2B,
     LLAMA2_7B,
@@ -20,8 +22,6 @@ from engine.estimate.reference_cases import (
     LLAMA3_8B,
     _arch,
 )
-from engine.workload import LORA_TARGET_SETS, Workload
-from parts.schema import Gpu
 
 GPU_24GB = Gpu(sku="g24", name="24 GB GPU", source="https://example.com", memory_gb=24, form="pcie")
 GPU_48GB = Gpu(sku="g48", name="48 GB GPU", source="https://example.com", memory_gb=48, form="pcie")

@@ -29,9 +29,9 @@ from __future__ import annotations
 import pytest
 
 from engine.estimate import estimate
-from engine.estimate.reference_cases import A100_80GB, LLAMA2_7B, _arch
 from engine.workload import Workload
 from parts.schema import Gpu
+from tests.evidence.memory_cases import A100_80GB, LLAMA2_7B, _arch
 
 H100_SXM = Gpu(
     sku="H100-SXM5-80GB",

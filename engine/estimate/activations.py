@@ -34,7 +34,7 @@ layer saved, the gradients of the layer's widest intermediates: the SwiGLU backw
 gradients of the product, of the SiLU output and of the gate and up outputs, all ``i`` wide, of
 which three are alive at once (``3 e i`` per token, ``torch.autograd`` frees a gradient as soon
 as its consumer has run).  The count is ours, from the SwiGLU backward's data flow; on the measured
-table (reference_cases.py, Dec 2026) it moves the mean signed error from -3.5 % to -1.3 % and the
+table (tests/evidence/memory_cases.py, Dec 2026) it moves the mean signed error from -3.5 % to -1.3 % and the
 worst case from 19 % to 15 %, while the median |error| goes from 4.6 % to 6.6 %: the data neither
 need nor reject it, so it stays for the physical reason.
 
@@ -45,7 +45,7 @@ log-softmax for the backward, and when that backward runs it holds the fp32 grad
 log-probabilities and the fp32 gradient of the logits at the same time: ``e + 4 + 4 + 4`` bytes
 per token per vocabulary entry.  They are freed before the last layer's backward starts, but
 the caching allocator keeps such large blocks reserved, so we add them to the layer working set
-rather than take the larger of the two: Answer.AI's reserved peaks (reference_cases.py) agree
+rather than take the larger of the two: Answer.AI's reserved peaks (tests/evidence/memory_cases.py) agree
 with the sum (median |error| 1.5 %) and not with the larger one (-11 % to -24 %).  With
 128k-256k vocabularies this is often the largest single item.  ``--loss chunked`` (torchtune
 ``CEWithChunkedOutputLoss``, 8 chunks): the bf16 logits are still materialised, but the fp32
