@@ -50,7 +50,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine import local_paths
 from engine.atomic import atomic_write_text
-from engine.bom_meta import BomMeta, Clock, to_utc_seconds, utc_now
+from engine.bom.meta import BomMeta, Clock, to_utc_seconds, utc_now
 from engine.build import Build
 
 STATE_ENV = local_paths.STATE_ENV

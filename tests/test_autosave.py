@@ -10,7 +10,7 @@ import pytest
 
 from engine.atomic import atomic_write_bytes, atomic_write_text
 from engine.autosave import STATE_ENV, Autosave, AutosaveError
-from engine.bom_meta import BomMeta
+from engine.bom.meta import BomMeta
 from engine.build import BridgeFit, Build, DriveFit, Environment
 from engine.edits import AddBridge, Place, SetEnv
 from engine.workload import Workload

@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bom_fixture import fixture_catalog
 
-from engine import bom_toml
 from engine.bom import (
     TOP_KEYS,
     BomExistsError,
@@ -19,7 +18,8 @@ from engine.bom import (
     read_bom,
     write_bom,
 )
-from engine.bom_locate import KeyLocator
+from engine.bom import toml_writer as bom_toml
+from engine.bom.locate import KeyLocator
 from engine.build import Build
 from engine.report import Report
 

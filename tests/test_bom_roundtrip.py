@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_bom_fixture import fixture_catalog
 
-from engine import bom_toml
 from engine.bom import BomMeta, export_bom, import_bom
-from engine.bom_items import canonical_build
+from engine.bom import toml_writer as bom_toml
+from engine.bom.items import canonical_build
 from engine.build import BridgeFit, Build, DriveFit, Environment
 from engine.report import Budget, Finding, Report
 from engine.workload import LORA_MODULES, Workload
@@ -253,7 +253,7 @@ created = 2026-12-01T03:00:00Z
 
 
 def test_every_build_field_has_a_place_in_the_bom():
-    """A new Build field must be written and read by engine/bom.py, or saved builds lose it."""
+    """A new Build field must be written and read by engine/bom/document.py, or saved builds lose it."""
     assert set(Build.model_fields) == {
         "chassis",
         "cpu",

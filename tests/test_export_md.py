@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.bom import read_bom
-from engine.bom_cluster import TcoParams, cluster_for_build, tco_for_build
+from engine.bom.cluster import TcoParams, cluster_for_build, tco_for_build
 from engine.estimate import estimate
 from engine.estimate.resolve import resolve_arch
 from engine.evaluate import evaluate

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widgets import Footer, Static
 
 from engine.autosave import Autosave, AutosaveError, AutosaveState
-from engine.bom_meta import BomMeta, Clock, utc_now
+from engine.bom.meta import BomMeta, Clock, utc_now
 from engine.build import Build
 from engine.edits import EditError, apply_all
 from engine.report import Report

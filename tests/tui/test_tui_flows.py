@@ -257,7 +257,7 @@ async def test_quit_with_unsaved_work_asks_and_resume_restores(make_app):
 
 async def test_open_bom_from_command_line_and_bad_bom(make_app, tmp_path, catalog):
     from engine.bom import export_bom
-    from engine.bom_meta import BomMeta
+    from engine.bom.meta import BomMeta
     from engine.build import Build
 
     build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2)

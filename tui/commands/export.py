@@ -10,7 +10,7 @@ engine.pricing) replaces them.  A BOM that cannot be loaded faithfully (unknown 
 TOML, ...) is not exported: exit 2 with the problems on stderr; run `slotwise validate` for more.
 
 md only: when the build's workload does not fit one server (or training misses its target days)
-a "Cluster sizing" section sizes a cluster of copies of it (engine.bom_cluster / engine.cluster;
+a "Cluster sizing" section sizes a cluster of copies of it (engine.bom.cluster / engine.cluster;
 --kw-per-rack sets the rack power).  With a price list (--prices or the BOM's own prices) and
 --cloud-gpu-hour, a "Total cost of ownership" section compares owning the server with renting
 its GPUs (--years, --pue, --kwh-price, --utilization: the same flags as `slotwise suggest`).
@@ -22,9 +22,9 @@ import argparse
 import sys
 
 from engine.bom import BomExistsError, export_bom, read_bom, write_bom
-from engine.bom_cluster import BuildTco, TcoParams, cluster_for_build, tco_for_build
-from engine.bom_csv import to_csv
-from engine.bom_markdown import to_markdown
+from engine.bom.cluster import BuildTco, TcoParams, cluster_for_build, tco_for_build
+from engine.bom.csv_export import to_csv
+from engine.bom.markdown import to_markdown
 from engine.cluster import DEFAULT_KW_PER_RACK
 from tui.cli import UsageError
 from tui.commands.common import add_catalog_flag, get_catalog

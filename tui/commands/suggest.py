@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _write_boms(args, result: SuggestResult, catalog: Catalog, prices) -> list[Path]:
     from engine.bom import BomExistsError, export_bom, write_bom
-    from engine.bom_meta import BomMeta
+    from engine.bom.meta import BomMeta
 
     out = Path(args.out).expanduser()
     try:

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from engine.bom import BAD_INPUT_PREFIX, LoadedBom, read_bom
-from engine.bom_markdown import SYMBOL, budget_figures, budget_label
+from engine.bom.markdown import SYMBOL, budget_figures, budget_label
 from engine.report import Finding, Report
 from engine.rules.cooling import BTU_PER_W
 from tui.commands.common import add_catalog_flag, get_catalog, print_json

@@ -7,8 +7,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from engine.bom import export_bom
-from engine.bom_items import line_items
-from engine.bom_meta import BomMeta
+from engine.bom.items import line_items
+from engine.bom.meta import BomMeta
 from engine.build import Build
 from engine.report import Report
 from parts.catalog import Catalog

@@ -1,7 +1,7 @@
 """Customer-facing Markdown summary of a BOM: the build, budgets, workload verdict, findings.
 
 ``to_markdown(build, catalog, meta, report, prices=None, currency=None, price_note=None,
-cluster=None, tco=None) -> str``; ``cluster`` / ``tco`` come from engine.bom_cluster and add the
+cluster=None, tco=None) -> str``; ``cluster`` / ``tco`` come from engine.bom.cluster and add the
 "Cluster sizing" / "Total cost of ownership" sections (formatting only here).  Deterministic
 (no clock): the dates shown are the BOM's own ``created`` / ``updated``.  Figures come straight
 from the engine's report; unknown figures are written as "unknown", never guessed.
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.bom_cluster import BuildCluster, BuildTco
-from engine.bom_items import canonical_build, gpu_inventory, line_items, slot_order
-from engine.bom_meta import BomMeta
+from engine.bom.cluster import BuildCluster, BuildTco
+from engine.bom.items import canonical_build, gpu_inventory, line_items, slot_order
+from engine.bom.meta import BomMeta
 from engine.build import Build
 from engine.cluster import cluster_markdown
 from engine.report import Budget, Finding, Report
@@ -82,7 +82,7 @@ def to_markdown(
     cluster: BuildCluster | None = None,
     tco: BuildTco | None = None,
 ) -> str:
-    """The summary; ``cluster`` / ``tco`` (from engine.bom_cluster) add their sections."""
+    """The summary; ``cluster`` / ``tco`` (from engine.bom.cluster) add their sections."""
     build = canonical_build(build, catalog)
     out: list[str] = []
     title = meta.project or "Server build"

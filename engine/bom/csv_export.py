@@ -1,7 +1,7 @@
 """Line items as CSV for ERP import.
 
 Columns: ``line,sku,description,quantity,unit_price,extended_price,currency``.  One row per SKU
-in BOM order (engine.bom_items).  RFC 4180 quoting and CRLF line ends (what spreadsheet and ERP
+in BOM order (engine.bom.items).  RFC 4180 quoting and CRLF line ends (what spreadsheet and ERP
 importers expect); prices as plain decimals with a dot, empty when the price list has none.
 """
 
@@ -11,7 +11,7 @@ import csv
 import io
 from collections.abc import Mapping
 
-from engine.bom_items import line_items
+from engine.bom.items import line_items
 from engine.build import Build
 from parts.catalog import Catalog
 

@@ -9,7 +9,7 @@ API::
     write_bom(path, text, force=False)                       # atomic; BomExistsError if it exists
 
 ``export -> import -> export`` gives identical bytes: keys are written in one fixed order, the
-build's slots / bridges / drives in canonical order (:func:`engine.bom_items.canonical_build`),
+build's slots / bridges / drives in canonical order (:func:`engine.bom.items.canonical_build`),
 floats with Python's shortest round-trip ``repr``.  ``export_bom`` never reads the clock: give
 it a :class:`BomMeta` (``BomMeta.new(clock=...)`` / ``meta.touched(clock)`` set the times).
 
@@ -68,10 +68,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.atomic import atomic_write_text
-from engine.bom_items import canonical_build, gpu_inventory, line_items
-from engine.bom_locate import KeyLocator
-from engine.bom_meta import BomMeta
-from engine.bom_toml import dumps as toml_dumps
+from engine.bom.items import canonical_build, gpu_inventory, line_items
+from engine.bom.locate import KeyLocator
+from engine.bom.meta import BomMeta
+from engine.bom.toml_writer import dumps as toml_dumps
 from engine.build import BridgeFit, Build, DriveFit, Environment
 from engine.report import Finding, Report
 from engine.rules.cooling import BTU_PER_W

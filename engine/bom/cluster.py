@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.bom_items import gpu_inventory, line_items
+from engine.bom.items import gpu_inventory, line_items
 from engine.build import Build
 from engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
 from engine.node_search import fewest_passing
