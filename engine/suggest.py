@@ -132,6 +132,7 @@ class Suggestion:
             "memory_per_gpu": est_json.get("memory_per_gpu"),
             "train_hours": self.train_hours,
             "decode_tokens_per_s": getattr(est, "decode_tokens_per_s", None),
+            "serving": est_json.get("serving"),
             "price": self.price,
             "currency": self.quote.currency if self.quote else None,
             "price_missing": list(self.quote.missing) if self.quote else [],

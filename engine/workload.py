@@ -11,6 +11,7 @@ Precision = Literal["bf16", "fp16", "fp32", "fp8"]
 Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
 Offload = Literal["none", "optimizer", "params"]
 Parallel = Literal["ddp", "zero1", "zero2", "zero3"]
+ServingEngine = Literal["optimized", "eager"]
 
 LORA_TARGET_SETS: dict[str, tuple[str, ...]] = {
     "qv": ("q", "v"),
@@ -71,6 +72,14 @@ class Workload(BaseModel):
     longest_sample: int | None = Field(None, ge=1)
     # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
     recipe: str | None = None
+    # Serving (inference only; engine.estimate.serving): concurrent users the build serves,
+    # the tokens/s each user must get (sizes "servers needed"), output tokens per request
+    # (None = half of seq_len) and the engine kind (None = "optimized": CUDA graphs, as
+    # TensorRT-LLM / vLLM / SGLang run by default; "eager" = no CUDA graphs).
+    users: int | None = Field(None, ge=1)
+    tokens_per_user_s: float | None = Field(None, gt=0)
+    output_len: int | None = Field(None, ge=1)
+    serving_engine: ServingEngine | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Workload:

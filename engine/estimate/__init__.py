@@ -11,12 +11,11 @@ every keystroke.  Each formula names its origin in the module that implements it
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.estimate.compute import (
-    decode_tokens_per_s,
-    decode_weight_params,
     flops_per_token,
     peak_flops,
     train_seconds,
@@ -29,8 +28,11 @@ from engine.estimate.constants import (
     GIB,
     MAX_GPUS,
 )
-from engine.estimate.memory import MemoryBreakdown, memory_per_gpu, weight_bytes_per_param
+from engine.estimate.memory import MemoryBreakdown, memory_per_gpu
 from engine.estimate.params import ParamCounts, count_params
+from engine.estimate.serving import DEFAULTS as SERVING_DEFAULTS
+from engine.estimate.serving import Serving, make_replica, serving_estimate
+from engine.estimate.serving_constants import SERVING_MBU, SERVING_MFU
 from engine.workload import Workload
 from parts.schema import Gpu, ModelPreset
 
@@ -79,6 +81,7 @@ class Estimate(BaseModel):
     gpus_for_target_days: int | None = None
     decode_tokens_per_s: float | None = None
     prefill_tokens_per_s: float | None = None
+    serving: Serving | None = None
     assumptions: Assumptions
 
     def to_json(self) -> dict:
@@ -109,6 +112,7 @@ class Estimate(BaseModel):
             "recompute_flops_per_token": self.recompute_flops_per_token,
             "prefill_tokens_per_s": self.prefill_tokens_per_s,
             "gpus_for_target_days": self.gpus_for_target_days,
+            "serving": self.serving.to_json() if self.serving else None,
         }
 
 
@@ -146,10 +150,30 @@ def layout(workload: Workload, gpus: int) -> tuple[int, int, str, list[str]]:
     return tp, dp, workload.parallel_for(gpus), notes
 
 
+def serving_workload(workload: Workload, dp: int) -> Workload:
+    """Inference for ``--users N``: each replica decodes its share of the users at once
+    (engine.estimate.serving), so that is the batch of the decode step."""
+    if workload.training or not workload.users:
+        return workload
+    return workload.model_copy(update={"micro_batch": math.ceil(workload.users / max(1, dp))})
+
+
 def _memory(
     workload: Workload, gpus: int, arch: ModelPreset, counts: ParamCounts
 ) -> tuple[MemoryBreakdown, int, int, str, list[str]]:
     tp, dp, parallel, notes = layout(workload, gpus)
+    if not workload.training and workload.users:
+        # Each replica holds the KV cache of its users; prompts are prefilled one (chunk) at a
+        # time, so activations are those of one sequence (vLLM / TensorRT-LLM chunked prefill).
+        one = workload.model_copy(update={"micro_batch": 1})
+        mem, mem_notes = memory_per_gpu(arch, one, tp=tp, dp=dp, parallel=parallel, counts=counts)
+        per_replica = math.ceil(workload.users / dp)
+        mem = mem.model_copy(update={"kv_cache_bytes": mem.kv_cache_bytes * per_replica})
+        mem_notes.append(
+            f"serving: KV cache of {per_replica} user(s) x {workload.seq_len} tokens per replica, "
+            "activations of one prompt at a time"
+        )
+        return mem, tp, dp, parallel, notes + mem_notes
     mem, mem_notes = memory_per_gpu(arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts)
     return mem, tp, dp, parallel, notes + mem_notes
 
@@ -216,8 +240,10 @@ def estimate(
         "of the GPU's memory (allocator fragmentation)"
     )
 
-    mfu = workload.mfu or DEFAULT_MFU
-    mbu = DEFAULT_MBU
+    if workload.training:
+        mfu, mbu = workload.mfu or DEFAULT_MFU, DEFAULT_MBU
+    else:  # serving constants (engine.estimate.serving_constants); --mfu still overrides
+        mfu, mbu = workload.mfu or SERVING_MFU, SERVING_MBU
     flops = flops_per_token(arch, workload, counts)
     peak, peak_field = peak_flops(gpu, workload.precision)
     if peak is None:
@@ -236,29 +262,30 @@ def estimate(
             notes.append("qlora: x1.6 time for NF4 dequantization (litgpt measured table)")
 
     decode = prefill = None
+    serving = None
     if not workload.training and peak is not None:
         prefill = used * peak * mfu / flops.forward
-    if not workload.training and gpu.memory_bw_gbs:
-        # Every decode step reads this GPU's weights and its KV cache once.
-        weights_read = decode_weight_params(arch, counts, workload.micro_batch)
-        w_read = weights_read * weight_bytes_per_param(workload) / tp
-        read = w_read + mem.kv_cache_bytes
-        step_flops = workload.micro_batch * flops.forward / tp
-        decode = dp * decode_tokens_per_s(
-            read_bytes_per_step=read,
-            bandwidth_bps=gpu.memory_bw_gbs * 1e9,
-            mbu=mbu,
-            step_flops_per_gpu=step_flops,
-            peak=peak,
-            mfu=mfu,
-            sequences=workload.micro_batch,
-        )
-        notes.append(
-            f"decode: weights + KV cache at full context read once per token at "
-            f"{mbu:.0%} of {gpu.memory_bw_gbs:g} GB/s"
-        )
-    elif not workload.training:
-        notes.append(f"{gpu.sku}: memory bandwidth unknown, decode speed not estimated")
+    if not workload.training:
+        served = serving_workload(workload, dp)
+        constants = replace(SERVING_DEFAULTS, mfu=mfu)
+        replica = make_replica(arch, counts, served, gpu, tp, peak=peak, constants=constants)
+        if replica is not None:
+            # Every decode step reads this GPU's weights and the KV cache at full context;
+            # serving.py adds compute, tensor-parallel all-reduces and the latency floor.
+            step = replica.decode_step(served.micro_batch, served.seq_len).total
+            decode = dp * served.micro_batch / step
+            free = usable - (mem.total_bytes - mem.kv_cache_bytes)
+            if not workload.users:  # activations above are for micro_batch whole prompts
+                one = _memory(workload.model_copy(update={"micro_batch": 1}), gpus, arch, counts)
+                free = usable - (one[0].total_bytes - one[0].kv_cache_bytes)
+            serving, serving_notes = serving_estimate(
+                replica, dp=dp, gpus_per_server=gpus_per_server, free_bytes_per_gpu=free
+            )
+            notes += serving_notes
+        else:
+            notes.append(
+                f"{gpu.sku}: memory bandwidth or peak FLOP/s unknown, decode speed not estimated"
+            )
 
     servers = math.ceil(gpus / max(1, gpus_per_server))
     return Estimate(
@@ -282,6 +309,7 @@ def estimate(
         gpus_for_target_days=gpus_for_target,
         decode_tokens_per_s=decode,
         prefill_tokens_per_s=prefill,
+        serving=serving,
         assumptions=Assumptions(mfu=mfu, mbu=mbu, notes=tuple(notes)),
     )
 

@@ -148,6 +148,38 @@ def _gib(value: float) -> str:
     return f"{value / GIB:8.2f} GiB"
 
 
+def serving_lines(sv) -> list[str]:
+    """The serving block of the report (engine.estimate.serving.Serving)."""
+    out = [
+        "",
+        f"Serving {sv.users} concurrent user(s) ({sv.prompt_tokens} prompt + "
+        f"{sv.output_tokens} output tokens each, {sv.engine} engine, "
+        f"{sv.users_per_replica} per replica x {sv.replicas})",
+        f"  time to first token   {sv.ttft_s * 1e3:10,.0f} ms (one prompt, idle server)",
+        f"  tokens/s per user     {sv.tokens_per_s_per_user:10,.1f} "
+        f"(single user {sv.single_user_tokens_per_s:,.1f})",
+        f"  tokens/s, these GPUs  {sv.tokens_per_s:10,.0f}",
+        f"  tokens/s per server   {sv.tokens_per_s_per_server:10,.0f}",
+        f"  KV cache for users    {sv.kv_cache_bytes_for_users / GIB:10,.2f} GiB "
+        f"({sv.kv_cache_bytes_per_gpu / GIB:,.2f} GiB per GPU)",
+        f"  most users that fit   {sv.max_users:10,}"
+        + ("" if sv.fits_users else "  (fewer than asked)"),
+    ]
+    if sv.tokens_per_user_s_target:
+        if sv.servers_for_users:
+            out.append(
+                f"  servers for {sv.users} users at {sv.tokens_per_user_s_target:g} tokens/s "
+                f"each: {sv.servers_for_users} ({sv.max_users_per_replica_at_target} users "
+                "per replica)"
+            )
+        else:
+            out.append(
+                f"  {sv.tokens_per_user_s_target:g} tokens/s per user is out of reach on "
+                "this layout (see the single-user figure)"
+            )
+    return out
+
+
 def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advice) -> str:
     """The human-readable report: breakdown table, verdict, what to change, time, assumptions."""
     m = est.memory_per_gpu
@@ -209,6 +241,8 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
         lines.append(f"Decode: {est.decode_tokens_per_s:,.0f} tokens/s for the whole batch")
     if est.prefill_tokens_per_s is not None:
         lines.append(f"Prefill: {est.prefill_tokens_per_s:,.0f} tokens/s")
+    if est.serving is not None:
+        lines += serving_lines(est.serving)
     lines.append("")
     lines.append(f"Assumptions (MFU {est.assumptions.mfu:.0%}, MBU {est.assumptions.mbu:.0%}):")
     for note in list(warnings) + list(est.assumptions.notes):

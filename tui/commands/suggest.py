@@ -239,6 +239,23 @@ def _parts_line(b: Build) -> str:
     return " | ".join(bits)
 
 
+def serving_line(sv) -> str:
+    """One line of serving figures for a suggested build (engine.estimate.serving.Serving)."""
+    line = (
+        f"serving {sv.users} user(s): first token {sv.ttft_s * 1e3:,.0f} ms, "
+        f"{sv.tokens_per_s_per_user:,.1f} tok/s per user, "
+        f"{sv.tokens_per_s_per_server:,.0f} tok/s per server, max {sv.max_users:,} users"
+    )
+    if sv.tokens_per_user_s_target:
+        need = sv.servers_for_users
+        line += (
+            f"; {need} server(s) for {sv.users} at {sv.tokens_per_user_s_target:g} tok/s"
+            if need
+            else f"; {sv.tokens_per_user_s_target:g} tok/s per user not reachable"
+        )
+    return line
+
+
 def render(result: SuggestResult, workload, model: str, warnings, tcos, written, prices) -> str:
     w = workload
     head = f"{model}: {w.method}, {w.precision}" + (f", {w.tokens:,.0f} tokens" if w.tokens else "")
@@ -265,6 +282,9 @@ def render(result: SuggestResult, workload, model: str, warnings, tcos, written,
         lines.append(f"    {_parts_line(s.build)}")
         if slots:
             lines.append(f"    slots {slots}")
+        sv = getattr(s.estimate, "serving", None)
+        if sv is not None:
+            lines.append(f"    {serving_line(sv)}")
         if s.quote and s.quote.missing:
             lines.append(f"    no price for: {', '.join(s.quote.missing)}")
         if written:

@@ -20,6 +20,7 @@ OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
 OFFLOADS = ("none", "optimizer", "params")
 PARALLELS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 LOSSES = ("full", "chunked")
+SERVING_ENGINES = ("optimized", "eager")
 
 # argparse dest -> Workload field, for error messages that name the flag the user typed.
 _FLAG_OF_FIELD = {
@@ -41,6 +42,10 @@ _FLAG_OF_FIELD = {
     "mfu": "--mfu",
     "master_weights": "--master-weights",
     "loss": "--loss",
+    "users": "--users",
+    "tokens_per_user_s": "--tokens-per-user-s",
+    "output_len": "--output-len",
+    "serving_engine": "--serving-engine",
 }
 
 
@@ -135,6 +140,33 @@ def add_workload_flags(parser: argparse.ArgumentParser) -> None:
         help="cross-entropy memory: full (default; Hugging Face upcasts all logits to fp32) or "
         "chunked (torchtune-style chunked output + loss)",
     )
+    s = parser.add_argument_group("serving (inference)")
+    s.add_argument(
+        "--users",
+        type=_positive_int,
+        metavar="N",
+        help="concurrent users the GPUs serve: time to first token, tokens/s per user and "
+        "per server, KV cache for N x context, the most users that fit",
+    )
+    s.add_argument(
+        "--tokens-per-user-s",
+        type=_positive_float,
+        metavar="T",
+        help="tokens/s each user must get: sizes the servers needed for --users N",
+    )
+    s.add_argument(
+        "--output-len",
+        type=_positive_int,
+        metavar="N",
+        help="generated tokens per request, part of --seq-len (default: half of it)",
+    )
+    s.add_argument(
+        "--serving-engine",
+        choices=SERVING_ENGINES,
+        default=None,
+        help="optimized (default: CUDA graphs, as TensorRT-LLM / vLLM / SGLang) or eager "
+        "(no CUDA graphs: plain PyTorch, vLLM --enforce-eager)",
+    )
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
@@ -175,6 +207,10 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "mfu",
         "master_weights",
         "loss",
+        "users",
+        "tokens_per_user_s",
+        "output_len",
+        "serving_engine",
     ):
         value = getattr(args, dest, None)
         if value is not None:

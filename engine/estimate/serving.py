@@ -1,0 +1,395 @@
+"""Serving: time to first token, tokens/s per user and per server, and capacity for N users.
+
+One *replica* is the group of ``tp`` GPUs that holds one copy of the model; the build runs
+``dp`` replicas side by side.  For a replica the model computes two phases separately
+(Pope et al. 2022, "Efficiently Scaling Transformer Inference", arXiv:2211.05102, section 2;
+the prefill/decode split of DistServe, Zhong et al. 2024, arXiv:2401.09670):
+
+* **Prefill** of a P-token prompt is compute-bound: ``P x (2 N + attention)`` FLOPs
+  (N = matmul weights a token uses; attention over the causal half of the prompt) at
+  ``SERVING_MFU`` of the dense peak (FP8 peak for FP8), but never faster than reading the
+  weights once.  Time to first token = one prefill.
+* **Decode** step of a batch of B sequences at context c is memory-bound: every step reads
+  the weights (for MoE only the experts some token of the batch picks: with uniform top-k of E
+  routing an expert is idle for all B tokens with probability (1 - k/E)^B, so the share read is
+  1 - (1 - k/E)^B) plus B x c tokens of KV cache, at ``SERVING_MBU`` of the HBM bandwidth; it
+  turns compute-bound when ``B x (2 N + attention)`` FLOPs take longer.
+* **Tensor parallelism** adds two all-reduces per layer (Megatron-LM, arXiv:1909.08053) of
+  B x hidden activations over the GPUs' link: latency ``ALLREDUCE_LATENCY_S`` plus the ring
+  volume ``2 (tp - 1) / tp`` x bytes / link bandwidth.
+* **Latency floor**: a fixed time per layer per forward pass (``LAYER_FLOOR_S_OPTIMIZED``;
+  without CUDA graphs plus ``LAYER_FLOOR_S_EAGER_EXTRA``) and per MoE layer
+  (``MOE_EXPERT_FLOOR_S`` per expert a token uses).  It is what keeps single-user MoE decode (DeepSeek-V3 on 8x H200:
+  30-60 tokens/s measured, not the ~600 the bandwidth alone gives), eager decode of small
+  models and TP decode of 70B models realistic.
+
+Under load (N concurrent users, closed loop as in NIM / genai-perf "concurrency"), each user's
+request is a prefill then ``output_len`` decode steps; with in-flight batching the other
+B - 1 users' prefills interleave with the decode steps, so the inter-token latency is
+``t_step(B) + (B - 1) x t_prefill_compute / output_len`` and the replica produces
+``B x output_len`` tokens per cycle of ``t_prefill + (B - 1) t_prefill_compute + output_len
+t_step(B)``.  Constants and their sources: engine.estimate.serving_constants.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.estimate.activations import layer_dims
+from engine.estimate.compute import attention_flops_fwd, decode_weight_params, matmul_params
+from engine.estimate.memory import kv_cache_bytes, weight_bytes_per_param
+from engine.estimate.params import ParamCounts
+from engine.estimate.serving_constants import (
+    ALLREDUCE_LATENCY_S,
+    DEFAULT_OUTPUT_SHARE,
+    LAYER_FLOOR_S_EAGER_EXTRA,
+    LAYER_FLOOR_S_OPTIMIZED,
+    MOE_EXPERT_FLOOR_S,
+    PCIE_GBS_PER_DIRECTION,
+    SERVING_MBU,
+    SERVING_MFU,
+)
+from engine.workload import Workload
+from parts.schema import Gpu, ModelPreset
+
+#: Bytes per activation element on the tensor-parallel all-reduce (bf16/fp16; FP8 serving
+#: still reduces bf16 activations).
+_ALLREDUCE_ELEMENT_BYTES = 2.0
+
+
+@dataclass(frozen=True)
+class Constants:
+    """The serving constants, as one value so ``bench/serving_accuracy.py --fit`` can try others."""
+
+    mbu: float = SERVING_MBU
+    mfu: float = SERVING_MFU
+    layer_floor_s: float = LAYER_FLOOR_S_OPTIMIZED
+    eager_extra_s: float = LAYER_FLOOR_S_EAGER_EXTRA
+    moe_expert_floor_s: float = MOE_EXPERT_FLOOR_S
+    allreduce_latency_s: float = ALLREDUCE_LATENCY_S
+
+
+DEFAULTS = Constants()
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """One forward pass of a replica, split by what it costs (seconds)."""
+
+    memory: float
+    compute: float
+    comm: float
+    floor: float
+
+    @property
+    def total(self) -> float:
+        return max(self.memory, self.compute) + self.comm + self.floor
+
+
+def link_gbs_per_direction(gpu: Gpu) -> float | None:
+    """Per-direction GPU-to-GPU bandwidth for the all-reduce: NVLink (the catalog's figure is
+    the bidirectional total, NVIDIA's convention) or the GPU's PCIe link."""
+    if gpu.nvlink in ("nvswitch", "bridge") and gpu.nvlink_bw_gbs:
+        return gpu.nvlink_bw_gbs / 2
+    if gpu.pcie_gen:
+        return PCIE_GBS_PER_DIRECTION.get(gpu.pcie_gen)
+    return None
+
+
+@dataclass(frozen=True)
+class Replica:
+    """The per-replica timing model for one (model, precision, GPU, tp)."""
+
+    arch: ModelPreset
+    counts: ParamCounts
+    workload: Workload
+    gpu: Gpu
+    tp: int
+    peak: float
+    bandwidth: float
+    link_bps: float | None
+    eager: bool = False
+    k: Constants = DEFAULTS
+    #: KV cache bytes relative to the workload's activation dtype (0.5 = an FP8 KV cache
+    #: beside bf16 activations, as TensorRT-LLM's ``--fp8_kv_cache``).
+    kv_scale: float = 1.0
+
+    @property
+    def layers(self) -> int:
+        return max(1, self.arch.num_hidden_layers)
+
+    @property
+    def kv_bytes_per_token(self) -> float:
+        """KV cache per token of context on one GPU of the replica."""
+        one = self.workload.model_copy(update={"seq_len": 1, "micro_batch": 1})
+        return kv_cache_bytes(self.arch, one, self.tp) * self.kv_scale
+
+    def weight_bytes(self, tokens: int) -> float:
+        """Weights one forward pass of ``tokens`` tokens reads on one GPU (embedding rows are
+        a lookup, not a read of the table)."""
+        params = decode_weight_params(self.arch, self.counts, tokens)
+        if not self.arch.tie_word_embeddings:
+            params -= self.counts.embedding
+        return max(0.0, params) * weight_bytes_per_param(self.workload) / self.tp
+
+    def _token_flops(self, context: float) -> float:
+        """Forward FLOPs of one token attending over ``context`` tokens, on one GPU."""
+        n = matmul_params(self.arch, self.counts)
+        return (2.0 * n + attention_flops_fwd(self.arch, max(1, round(context)))) / self.tp
+
+    def floor(self) -> float:
+        per_layer = self.k.layer_floor_s + (self.k.eager_extra_s if self.eager else 0.0)
+        experts = (self.arch.num_experts_per_tok or 0) + (self.arch.n_shared_experts or 0)
+        moe = self.counts.moe_layers * experts * self.k.moe_expert_floor_s
+        return self.layers * per_layer + moe
+
+    def comm(self, tokens: int) -> float:
+        if self.tp <= 1:
+            return 0.0
+        hidden = layer_dims(self.arch).hidden
+        payload = tokens * hidden * _ALLREDUCE_ELEMENT_BYTES
+        volume = 2.0 * (self.tp - 1) / self.tp * payload
+        per = self.k.allreduce_latency_s + (volume / self.link_bps if self.link_bps else 0.0)
+        return 2 * self.layers * per
+
+    def decode_step(self, batch: int, context: float) -> StepTime:
+        """One decode step of ``batch`` sequences whose context is ``context`` tokens."""
+        read = self.weight_bytes(batch) + batch * context * self.kv_bytes_per_token
+        return StepTime(
+            memory=read / (self.bandwidth * self.k.mbu),
+            compute=batch * self._token_flops(context) / (self.peak * self.k.mfu),
+            comm=self.comm(batch),
+            floor=self.floor(),
+        )
+
+    def prefill_compute(self, prompt: int) -> float:
+        """GPU time of a prompt's prefill FLOPs alone (what it adds when it rides along with
+        other sequences' decode steps)."""
+        return prompt * self._token_flops(prompt / 2) / (self.peak * self.k.mfu)
+
+    def prefill(self, prompt: int, batch: int = 1) -> StepTime:
+        """Prefill of ``batch`` prompts of ``prompt`` tokens in one forward pass (causal
+        attention: on average a prompt token attends to half the prompt)."""
+        tokens = prompt * batch
+        read = self.weight_bytes(tokens) + tokens * self.kv_bytes_per_token
+        return StepTime(
+            memory=read / (self.bandwidth * self.k.mbu),
+            compute=batch * self.prefill_compute(prompt),
+            comm=self.comm(tokens),
+            floor=self.floor(),
+        )
+
+    def loaded(self, users: int, prompt: int, output: int) -> tuple[float, float, float]:
+        """(inter-token latency s, tokens/s of the replica, decode step s) with ``users``
+        concurrent closed-loop users (see the module docstring)."""
+        users = max(1, users)
+        output = max(1, output)
+        step = self.decode_step(users, prompt + output / 2).total
+        others = (users - 1) * self.prefill_compute(prompt)
+        itl = step + others / output
+        cycle = self.prefill(prompt).total + others + output * step
+        return itl, users * output / cycle, step
+
+
+def make_replica(
+    arch: ModelPreset,
+    counts: ParamCounts,
+    workload: Workload,
+    gpu: Gpu,
+    tp: int,
+    *,
+    peak: float | None,
+    link_gbs: float | None = None,
+    constants: Constants = DEFAULTS,
+) -> Replica | None:
+    """The replica model, or None when the GPU's bandwidth or peak is unknown."""
+    if not gpu.memory_bw_gbs or not peak:
+        return None
+    link = link_gbs if link_gbs is not None else link_gbs_per_direction(gpu)
+    return Replica(
+        arch=arch,
+        counts=counts,
+        workload=workload,
+        gpu=gpu,
+        tp=max(1, tp),
+        peak=peak,
+        bandwidth=gpu.memory_bw_gbs * 1e9,
+        link_bps=link * 1e9 if link else None,
+        eager=workload.serving_engine == "eager",
+        k=constants,
+    )
+
+
+def split_lengths(workload: Workload) -> tuple[int, int]:
+    """(prompt tokens, output tokens) of one request: ``--seq-len`` is the whole context."""
+    total = workload.seq_len
+    out = workload.output_len or max(1, round(total * DEFAULT_OUTPUT_SHARE))
+    out = min(out, max(1, total - 1)) if total > 1 else 1
+    return max(1, total - out), out
+
+
+class Serving(BaseModel):
+    """Serving figures for ``users`` concurrent users on the estimated GPUs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    engine: str
+    users: int
+    users_per_replica: int
+    replicas: int
+    prompt_tokens: int
+    output_tokens: int
+    ttft_s: float
+    inter_token_s: float
+    tokens_per_s_per_user: float
+    tokens_per_s: float
+    tokens_per_s_per_server: float
+    single_user_tokens_per_s: float
+    latency_floor_s: float
+    kv_cache_bytes_for_users: float
+    kv_cache_bytes_per_gpu: float
+    max_users: int
+    tokens_per_user_s_target: float | None = None
+    max_users_per_replica_at_target: int | None = None
+    servers_for_users: int | None = None
+    fits_users: bool = True
+
+    def to_json(self) -> dict:
+        return {
+            "engine": self.engine,
+            "users": self.users,
+            "users_per_replica": self.users_per_replica,
+            "replicas": self.replicas,
+            "prompt_tokens": self.prompt_tokens,
+            "output_tokens": self.output_tokens,
+            "ttft_s": self.ttft_s,
+            "inter_token_s": self.inter_token_s,
+            "tokens_per_s_per_user": self.tokens_per_s_per_user,
+            "tokens_per_s": self.tokens_per_s,
+            "tokens_per_s_per_server": self.tokens_per_s_per_server,
+            "single_user_tokens_per_s": self.single_user_tokens_per_s,
+            "latency_floor_s": self.latency_floor_s,
+            "kv_cache_bytes_for_users": round(self.kv_cache_bytes_for_users),
+            "kv_cache_bytes_per_gpu": round(self.kv_cache_bytes_per_gpu),
+            "max_users": self.max_users,
+            "fits_users": self.fits_users,
+            "tokens_per_user_s_target": self.tokens_per_user_s_target,
+            "max_users_per_replica_at_target": self.max_users_per_replica_at_target,
+            "servers_for_users": self.servers_for_users,
+        }
+
+
+def max_users_per_replica(free_bytes_per_gpu: float, kv_per_user_per_gpu: float) -> int:
+    """Users whose KV cache fits in what the weights and runtime leave free on each GPU."""
+    if kv_per_user_per_gpu <= 0:
+        return 0
+    return max(0, math.floor(free_bytes_per_gpu / kv_per_user_per_gpu))
+
+
+def users_at_rate(replica: Replica, prompt: int, output: int, rate: float, cap: int) -> int:
+    """Most users one replica serves with each getting ``rate`` tokens/s (0 if not even one).
+    Per-user speed falls as users are added, so a binary search finds the boundary."""
+
+    def ok(b: int) -> bool:
+        return 1.0 / replica.loaded(b, prompt, output)[0] >= rate
+
+    if cap < 1 or not ok(1):
+        return 0
+    lo, hi = 1, cap
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def serving_estimate(
+    replica: Replica,
+    *,
+    dp: int,
+    gpus_per_server: int,
+    free_bytes_per_gpu: float,
+) -> tuple[Serving, list[str]]:
+    """Serving figures for the workload's ``users`` (default: ``micro_batch`` per replica).
+
+    ``free_bytes_per_gpu``: usable GPU memory less everything but the KV cache (weights,
+    activations, runtime), which bounds the users that fit.
+    """
+    w = replica.workload
+    prompt, output = split_lengths(w)
+    dp = max(1, dp)
+    users = w.users or w.micro_batch * dp
+    per_replica = math.ceil(users / dp)
+    kv_user_gpu = (prompt + output) * replica.kv_bytes_per_token
+    cap = max_users_per_replica(free_bytes_per_gpu, kv_user_gpu)
+    itl, replica_tps, _ = replica.loaded(per_replica, prompt, output)
+    single_itl = replica.loaded(1, prompt, output)[0]
+    ttft = replica.prefill(prompt).total
+    gpus = replica.tp * dp
+    servers = max(1, math.ceil(gpus / max(1, gpus_per_server)))
+    notes = [
+        f"serving: {prompt} prompt + {output} output tokens per request, {users} user(s) "
+        f"= {per_replica} per replica of {replica.tp} GPU(s) x {dp}; "
+        f"{'eager (no CUDA graphs)' if replica.eager else 'optimised engine (CUDA graphs)'}",
+        f"decode reads weights + KV at {replica.k.mbu:.0%} of {replica.gpu.memory_bw_gbs:g} "
+        f"GB/s, prefill at {replica.k.mfu:.0%} of peak; latency floor "
+        f"{replica.floor() * 1e3:.2f} ms per forward pass"
+        + (f" (incl. {replica.counts.moe_layers} MoE layers)" if replica.counts.moe_layers else ""),
+    ]
+    if replica.tp > 1:
+        link = replica.link_bps / 1e9 if replica.link_bps else None
+        notes.append(
+            f"tensor parallel {replica.tp}: 2 all-reduces per layer, "
+            f"{replica.k.allreduce_latency_s * 1e6:.0f} us each"
+            + (f" + payload at {link:g} GB/s per direction" if link else "")
+        )
+    target = w.tokens_per_user_s
+    at_target = servers_needed = None
+    if target:
+        at_target = users_at_rate(replica, prompt, output, target, cap)
+        if at_target:
+            replicas_needed = math.ceil(users / at_target)
+            servers_needed = math.ceil(replicas_needed * replica.tp / max(1, gpus_per_server))
+            notes.append(
+                f"{users} users at {target:g} tokens/s each: {at_target} per replica, "
+                f"{replicas_needed} replica(s) of {replica.tp} GPU(s) = {servers_needed} "
+                f"server(s) of {gpus_per_server} GPUs"
+            )
+        else:
+            notes.append(
+                f"no replica of {replica.tp} x {replica.gpu.sku} gives one user "
+                f"{target:g} tokens/s (single user: {1 / single_itl:,.0f} tokens/s)"
+            )
+    if per_replica > cap:
+        notes.append(
+            f"KV cache for {per_replica} users per replica does not fit: at most {cap} "
+            f"({cap * dp} on these GPUs)"
+        )
+    serving = Serving(
+        engine=w.serving_engine or "optimized",
+        users=users,
+        users_per_replica=per_replica,
+        replicas=dp,
+        prompt_tokens=prompt,
+        output_tokens=output,
+        ttft_s=ttft,
+        inter_token_s=itl,
+        tokens_per_s_per_user=1.0 / itl,
+        tokens_per_s=replica_tps * dp,
+        tokens_per_s_per_server=replica_tps * dp / servers,
+        single_user_tokens_per_s=1.0 / single_itl,
+        latency_floor_s=replica.floor(),
+        kv_cache_bytes_for_users=kv_user_gpu * replica.tp * users,
+        kv_cache_bytes_per_gpu=kv_user_gpu * per_replica,
+        max_users=cap * dp,
+        tokens_per_user_s_target=target,
+        max_users_per_replica_at_target=at_target,
+        servers_for_users=servers_needed,
+        fits_users=per_replica <= cap,
+    )
+    return serving, notes

@@ -1,0 +1,71 @@
+"""Constants of the serving model (engine.estimate.serving), each with where it comes from.
+
+Four of them are *fitted*: ``bench/serving_accuracy.py --fit`` searches a coarse grid and keeps
+the values with the smallest median |log error| on the FITTING half of the published serving
+cases in ``tests/evidence/serving_cases.py``.  Which case is fitting and which is held out is
+decided by a rule in that file (a stable hash of the case id, stratified by source) before any
+fitting; the held-out half is never used to pick a value.  The grid bounds are physical ranges
+from the literature quoted next to each constant, so a fit cannot wander off into nonsense.
+"""
+
+from __future__ import annotations
+
+# ----------------------------------------------------------------------------- bandwidth, compute
+
+#: Share of the peak HBM bandwidth a decode step achieves while streaming weights and KV cache
+#: (model bandwidth utilisation, MBU: "LLM Inference Performance Engineering: Best Practices",
+#: Databricks/MosaicML, Oct 2023, which measures 55-70 % end to end *including* launch gaps; the
+#: serving model counts those gaps separately in the latency floor, so the streaming share is
+#: higher).  Grid 0.60-0.90.  Fitted.
+SERVING_MBU = 0.90
+
+#: Share of the dense peak (FP8 peak for FP8 serving) that prefill and large-batch decode
+#: GEMMs reach (compute-bound phase).  Literature range: Sarathi-Serve (Agrawal et al. 2024,
+#: arXiv:2403.02310) reports prefill iterations near 60 % of peak on A100; TensorRT-LLM's FP8
+#: throughput tables imply 40-55 % of the FP8 peak end to end.  Grid 0.30-0.70.  Fitted.
+SERVING_MFU = 0.45
+
+# ----------------------------------------------------------------------------- latency floor
+
+#: Fixed GPU time per decoder layer per forward pass on an optimised engine that replays CUDA
+#: graphs (TensorRT-LLM, vLLM and SGLang defaults): ~10 kernels per layer (norms, fused QKV,
+#: rotary, attention, output projection, MLP GEMMs, activation), each with a few microseconds
+#: of minimum duration and tail that bandwidth does not explain.  Grid 5-60 us.  Fitted.
+LAYER_FLOOR_S_OPTIMIZED = 40e-6
+
+#: Extra fixed time per layer without CUDA graphs (PyTorch eager, vLLM ``--enforce-eager``,
+#: SGLang ``--disable-cuda-graph``): the CPU launches every kernel.  Not fitted: the median
+#: of three published eager-minus-graph differences for Llama 3 8B at batch 1 (32 layers):
+#: SGLang PR #1401 (github.com/sgl-project/sglang/pull/1401): triton backend 9.28 - 7.06 ms
+#: = 69 us/layer, flashinfer backend 8.23 - 7.35 ms = 28 us/layer; cloudai.pt "CUDA Graphs +
+#: torch.compile: 1.65x LLM Decode Speedup" (H100 SXM5): 8.4 - 5.1 ms = 103 us/layer.
+LAYER_FLOOR_S_EAGER_EXTRA = 69e-6
+
+#: Extra fixed time per MoE layer per forward pass, per expert a token uses (routed top-k plus
+#: shared experts): routing (gate GEMM, softmax/top-k), token permutation, one small grouped
+#: GEMM pair per active expert and un-permutation are kernels a dense MLP does not run, and
+#: small per-expert GEMMs run far below the bandwidth roofline at small batches.  Scaling with
+#: the experts per token is an assumption: the only published MoE decode cases in the fitting
+#: set are DeepSeek-V3's (8 routed + 1 shared); coarse MoE (Mixtral, top-2) is not verified.
+#: Grid 0-80 us.  Fitted.
+MOE_EXPERT_FLOOR_S = 50e-6
+
+# ----------------------------------------------------------------------------- tensor parallel
+
+#: Latency of one small-message all-reduce across a tensor-parallel group (NCCL / the custom
+#: one-shot all-reduce of TensorRT-LLM and vLLM over NVLink: a few to ~20 us).  A decoder layer
+#: does two (after attention and after the MLP; Megatron-LM, Shoeybi et al. 2019,
+#: arXiv:1909.08053, section 3).  Grid 2-30 us.  Fitted.
+ALLREDUCE_LATENCY_S = 15e-6
+
+#: PCIe link used for the all-reduce payload when the GPUs have no NVLink: usable share of a
+#: x16 link's raw rate per direction (PCIe 4.0: 32 GB/s, 5.0: 64 GB/s raw; ~80 % after
+#: protocol overhead, PCI-SIG base spec encoding + TLP headers).
+PCIE_GBS_PER_DIRECTION = {3: 16.0 * 0.8, 4: 32.0 * 0.8, 5: 64.0 * 0.8, 6: 128.0 * 0.8}
+
+# ----------------------------------------------------------------------------- workload defaults
+
+#: Output tokens per request when ``--output-len`` is not given: half of ``--seq-len`` (prompt
+#: and answer of equal length, the symmetric ISL = OSL rows of NVIDIA's TensorRT-LLM and NIM
+#: benchmark tables).
+DEFAULT_OUTPUT_SHARE = 0.5

@@ -1,0 +1,276 @@
+"""Published serving benchmarks the serving model (engine.estimate.serving) is checked against.
+
+Each case states its source, the settings the source gives (model, GPUs, tensor parallel,
+precision, input/output lengths, batch or concurrency, engine) and the published figure.
+``FITTING`` / ``HELD_OUT`` split the cases by a rule fixed before any constant was fitted
+(:func:`is_held_out`): within each source, cases are ordered by the SHA-256 of their id and
+every third one is held out.  ``bench/serving_accuracy.py --fit`` may look at FITTING only.
+
+Sources
+-------
+TRTLLM06  TensorRT-LLM docs/source/performance.md (v0.6.1 throughput, v0.5 first-token
+          latency), github.com/NVIDIA/TensorRT-LLM commit 138f96d45f90b9667426f7c47297d8c06bafac73.
+          Static batches (gptSessionBenchmark): a batch of B prompts is prefilled together
+          then decoded for OSL steps.  H100 rows: FP8 weights *and FP8 KV cache*
+          (``--enable_fp8 --fp8_kv_cache``), throughput per GPU; A100 rows FP16.
+TRTLLM10  TensorRT-LLM docs/source/performance/perf-overview.md, commit
+          00f37686aa854010d68bcbd0f4ab000221541ca6: ``trtllm-bench throughput`` (PyTorch
+          backend, CUDA graphs, in-flight batching) at maximum load, "Total Output Throughput
+          (tokens/sec)", ModelOpt FP8 checkpoints, KV cache 0.90-0.95 of free memory.
+NIM       NVIDIA NIM LLM benchmarking, "Performance" page (docs.nvidia.com/nim/benchmarking/llm/
+          1.0.0/performance): Llama-3.3-70b-instruct NIM 1.8.0, 2 x H100 80G, fp8, TP2,
+          genai-perf/AIPerf closed loop at fixed concurrency.
+NEMO      NVIDIA NeMo Framework performance page, Llama-2 inference "Chatbot Conversation"
+          (docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html): input 128,
+          output 20 tokens, TP1, TensorRT-LLM, average end-to-end latency.
+SGLANG    SGLang PR #2643 "chore: bump v0.4.1.post2" (github.com/sgl-project/sglang/pull/2643):
+          DeepSeek-V3 FP8, ``--tp 8``, CUDA graph + FP8 GEMM tuning, bench_one_batch decode
+          tokens/s at batch 1/8/32, input 128, output 256.  The PR text quoted here does not
+          print the GPU model; SGLang's DeepSeek-V3 day-one numbers were taken on an 8 x H200
+          node, which is how issue #11 quotes them ("30-60 tokens/s measured").
+PYTORCH   PyTorch blog "Accelerating Generative AI with PyTorch II: GPT, Fast" (Nov 2023,
+          pytorch.org/blog/accelerating-generative-ai-2): Llama-2-7B bf16, batch 1, A100-80GB
+          power-limited to 330 W, torch.compile(mode="reduce-overhead") + static KV cache:
+          107.0 tokens/s (generate.py default: 200 new tokens after a short prompt).
+CLOUDAI   cloudai.pt, "CUDA Graphs + torch.compile: 1.65x LLM Decode Speedup": Llama 3.1 8B on
+          an H100 SXM5, one decode step 8.4 ms eager, 5.1 ms with a CUDA graph (batch 1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
+
+from parts.schema import Gpu
+
+#: A100 SXM4 80GB is not in the bundled catalog (only the PCIe card is): datasheet figures.
+A100_SXM_80GB = Gpu(
+    sku="A100-SXM4-80GB",
+    name="NVIDIA A100 SXM4 80GB",
+    source="https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+    memory_gb=80,
+    memory_bw_gbs=2039,
+    bf16_tflops_dense=312,
+    fp32_tflops=19.5,
+    nvlink="nvswitch",
+    nvlink_bw_gbs=600,
+    form="sxm",
+)
+
+H100 = "NVIDIA-H100-SXM5-80GB"
+H200 = "NVIDIA-H200-SXM-141GB"
+
+Kind = Literal[
+    "ttft_ms",  # time to first token of one prompt on an idle server
+    "itl_ms",  # inter-token latency at `batch` concurrent closed-loop users
+    "decode_tok_s",  # generated tokens/s of a batch of `batch` sequences (decode phase only)
+    "step_ms",  # one decode step of `batch` sequences
+    "static_tok_s",  # static batch: B x OSL / (prefill of B prompts + OSL decode steps)
+    "static_latency_ms",  # the same batch's end-to-end latency
+    "loaded_tok_s",  # output tokens/s at `batch` concurrent closed-loop users
+    "max_tok_s",  # output tokens/s at maximum load (as many users as the KV cache holds)
+]
+
+
+@dataclass(frozen=True)
+class ServingCase:
+    id: str
+    source: str
+    model: str  # preset id in parts/data/models.toml
+    gpu: str | Gpu  # catalog SKU, or a Gpu record
+    tp: int
+    precision: str
+    kind: Kind
+    prompt: int
+    output: int
+    published: float
+    batch: int = 1
+    per_gpu: bool = False  # the published throughput is per GPU of the replica
+    engine: str = "optimized"
+    fp8_kv: bool = False  # the source ran an FP8 KV cache (slotwise models a bf16 one)
+    note: str = ""
+
+
+def _trt06(model, gpu, tp, prec, b, isl, osl, tok_s, cid, per_gpu):
+    return ServingCase(
+        id=cid,
+        source="TRTLLM06",
+        model=model,
+        gpu=gpu,
+        tp=tp,
+        precision=prec,
+        kind="static_tok_s",
+        prompt=isl,
+        output=osl,
+        published=tok_s,
+        batch=b,
+        per_gpu=per_gpu,
+        fp8_kv=prec == "fp8",
+    )
+
+
+def _ttft06(model, gpu, tp, prec, isl, ms, cid):
+    return ServingCase(
+        id=cid,
+        source="TRTLLM06",
+        model=model,
+        gpu=gpu,
+        tp=tp,
+        precision=prec,
+        kind="ttft_ms",
+        prompt=isl,
+        output=1,
+        published=ms,
+        fp8_kv=prec == "fp8",
+    )
+
+
+def _trt10(model, gpu, tp, isl, osl, tok_s, cid):
+    return ServingCase(
+        id=cid,
+        source="TRTLLM10",
+        model=model,
+        gpu=gpu,
+        tp=tp,
+        precision="fp8",
+        kind="max_tok_s",
+        prompt=isl,
+        output=osl,
+        published=tok_s,
+    )
+
+
+CASES: tuple[ServingCase, ...] = (
+    # --- TensorRT-LLM v0.6.1 static-batch throughput (out tok/s per GPU on H100) -------------
+    _trt06("llama-2-7b", H100, 1, "fp8", 768, 128, 128, 19694, "trt06-7b-h100-128-128", True),
+    _trt06("llama-2-7b", H100, 1, "fp8", 112, 128, 2048, 6818, "trt06-7b-h100-128-2048", True),
+    _trt06("llama-2-7b", H100, 1, "fp8", 80, 2048, 128, 2244, "trt06-7b-h100-2048-128", True),
+    _trt06("llama-2-7b", H100, 1, "fp8", 48, 2048, 2048, 2740, "trt06-7b-h100-2048-2048", True),
+    _trt06("llama-2-70b", H100, 2, "fp8", 1024, 128, 128, 2657, "trt06-70b-h100-128-128", True),
+    _trt06("llama-2-70b", H100, 4, "fp8", 480, 128, 2048, 1486, "trt06-70b-h100-128-2048", True),
+    _trt06("llama-2-70b", H100, 2, "fp8", 96, 2048, 128, 306, "trt06-70b-h100-2048-128", True),
+    _trt06("llama-2-70b", H100, 2, "fp8", 64, 2048, 2048, 547, "trt06-70b-h100-2048-2048", True),
+    _trt06(
+        "llama-2-7b", A100_SXM_80GB, 1, "fp16", 384, 128, 128, 5586, "trt06-7b-a100-128-128", False
+    ),
+    _trt06(
+        "llama-2-7b", A100_SXM_80GB, 1, "fp16", 60, 128, 2048, 1928, "trt06-7b-a100-128-2048", False
+    ),
+    _trt06(
+        "llama-2-7b", A100_SXM_80GB, 1, "fp16", 52, 2048, 128, 591, "trt06-7b-a100-2048-128", False
+    ),
+    # --- TensorRT-LLM v0.5 first-token latency, batch 1 ---------------------------------------
+    _ttft06("llama-2-7b", H100, 1, "fp8", 128, 7, "ttft-7b-h100-128"),
+    _ttft06("llama-2-7b", H100, 1, "fp8", 2048, 36, "ttft-7b-h100-2048"),
+    _ttft06("llama-2-70b", H100, 4, "fp8", 128, 26, "ttft-70b-h100-128"),
+    _ttft06("llama-2-70b", H100, 4, "fp8", 2048, 109, "ttft-70b-h100-2048"),
+    _ttft06("llama-2-7b", A100_SXM_80GB, 1, "fp16", 128, 16, "ttft-7b-a100-128"),
+    _ttft06("llama-2-7b", A100_SXM_80GB, 1, "fp16", 2048, 133, "ttft-7b-a100-2048"),
+    _ttft06("llama-2-70b", A100_SXM_80GB, 4, "fp16", 128, 47, "ttft-70b-a100-128"),
+    _ttft06("llama-2-70b", A100_SXM_80GB, 4, "fp16", 2048, 377, "ttft-70b-a100-2048"),
+    # --- TensorRT-LLM 1.x perf overview, maximum load, total output tokens/s ------------------
+    _trt10("llama-3.1-8b", H100, 1, 128, 128, 28312, "trt10-8b-h100-128-128"),
+    _trt10("llama-3.1-8b", H100, 1, 1000, 1000, 15220, "trt10-8b-h100-1000-1000"),
+    _trt10("llama-3.1-8b", H100, 1, 2048, 128, 3450, "trt10-8b-h100-2048-128"),
+    _trt10("llama-3.1-8b", H100, 1, 5000, 500, 3459, "trt10-8b-h100-5000-500"),
+    _trt10("llama-3.1-8b", H200, 1, 128, 2048, 26221, "trt10-8b-h200-128-2048"),
+    _trt10("llama-3.1-8b", H200, 1, 20000, 2000, 1804, "trt10-8b-h200-20000-2000"),
+    _trt10("llama-3.1-70b", H200, 1, 128, 2048, 4336, "trt10-70b-h200-128-2048"),
+    _trt10("llama-3.1-70b", H200, 1, 1000, 1000, 2909, "trt10-70b-h200-1000-1000"),
+    _trt10("llama-3.1-70b", H200, 1, 2048, 128, 442, "trt10-70b-h200-2048-128"),
+    _trt10("llama-3.1-70b", H100, 2, 500, 2000, 5222, "trt10-70b-h100-500-2000"),
+    _trt10("llama-3.1-70b", H100, 2, 5000, 500, 898, "trt10-70b-h100-5000-500"),
+    _trt10("llama-3.1-405b", H100, 8, 128, 128, 3627, "trt10-405b-h100-128-128"),
+    _trt10("llama-3.1-405b", H200, 8, 1000, 1000, 3330, "trt10-405b-h200-1000-1000"),
+    # --- NIM 1.8.0, Llama 3.3 70B (Llama 3.1 70B architecture), 2 x H100, fp8, TP2 ------------
+    ServingCase(
+        "nim-70b-5000-500-c1-ttft", "NIM", "llama-3.1-70b", H100, 2, "fp8", "ttft_ms",
+        5000, 500, 406.77,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c1-itl", "NIM", "llama-3.1-70b", H100, 2, "fp8", "itl_ms",
+        5000, 500, 18.58,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c5-itl", "NIM", "llama-3.1-70b", H100, 2, "fp8", "itl_ms",
+        5000, 500, 21.83, batch=5,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c25-itl", "NIM", "llama-3.1-70b", H100, 2, "fp8", "itl_ms",
+        5000, 500, 38.75, batch=25,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c50-tok-s", "NIM", "llama-3.1-70b", H100, 2, "fp8", "loaded_tok_s",
+        5000, 500, 814.37, batch=50,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c25-tok-s", "NIM", "llama-3.1-70b", H100, 2, "fp8", "loaded_tok_s",
+        5000, 500, 623.4, batch=25,
+    ),
+    ServingCase(
+        "nim-70b-500-2000-c1-itl", "NIM", "llama-3.1-70b", H100, 2, "fp8", "itl_ms",
+        500, 2000, 18.91,
+    ),
+    ServingCase(
+        "nim-70b-500-2000-c1-ttft", "NIM", "llama-3.1-70b", H100, 2, "fp8", "ttft_ms",
+        500, 2000, 47.77,
+    ),
+    # --- NeMo / TensorRT-LLM Llama-2-7B chatbot latency (128 in, 20 out, TP1) ----------------
+    ServingCase(
+        "nemo-7b-a100-b1", "NEMO", "llama-2-7b", A100_SXM_80GB, 1, "bf16", "static_latency_ms",
+        128, 20, 234.0,
+    ),
+    ServingCase(
+        "nemo-7b-h100-b1", "NEMO", "llama-2-7b", H100, 1, "bf16", "static_latency_ms",
+        128, 20, 153.8,
+    ),
+    ServingCase(
+        "nemo-7b-a100-b8", "NEMO", "llama-2-7b", A100_SXM_80GB, 1, "bf16", "static_latency_ms",
+        128, 20, 329.5, batch=8,
+    ),
+    ServingCase(
+        "nemo-7b-h100-b8", "NEMO", "llama-2-7b", H100, 1, "bf16", "static_latency_ms",
+        128, 20, 199.2, batch=8,
+    ),
+    # --- SGLang v0.4.1.post2, DeepSeek-V3 FP8, TP8 --------------------------------------------
+    ServingCase(
+        "sglang-dsv3-b1", "SGLANG", "deepseek-v3", H200, 8, "fp8", "decode_tok_s",
+        128, 256, 30.29,
+    ),
+    ServingCase(
+        "sglang-dsv3-b8", "SGLANG", "deepseek-v3", H200, 8, "fp8", "decode_tok_s",
+        128, 256, 206.32, batch=8,
+    ),
+    ServingCase(
+        "sglang-dsv3-b32", "SGLANG", "deepseek-v3", H200, 8, "fp8", "decode_tok_s",
+        128, 256, 760.52, batch=32,
+    ),
+    # --- single-stream decode: optimised (compiled) vs eager PyTorch --------------------------
+    ServingCase(
+        "gptfast-7b-a100-compiled", "PYTORCH", "llama-2-7b", A100_SXM_80GB, 1, "bf16",
+        "decode_tok_s", 6, 200, 107.0,
+    ),
+    ServingCase(
+        "cloudai-8b-h100-graph", "CLOUDAI", "llama-3.1-8b", H100, 1, "bf16", "step_ms",
+        256, 1, 5.1,
+    ),
+    ServingCase(
+        "cloudai-8b-h100-eager", "CLOUDAI", "llama-3.1-8b", H100, 1, "bf16", "step_ms",
+        256, 1, 8.4, engine="eager",
+    ),
+)  # fmt: skip
+
+
+def _rank(case_id: str) -> str:
+    return hashlib.sha256(case_id.encode()).hexdigest()
+
+
+def is_held_out(case: ServingCase) -> bool:
+    """Every third case of its source, in SHA-256 order of the ids (fixed before fitting)."""
+    same = sorted((c for c in CASES if c.source == case.source), key=lambda c: _rank(c.id))
+    return [c.id for c in same].index(case.id) % 3 == 2
+
+
+FITTING: tuple[ServingCase, ...] = tuple(c for c in CASES if not is_held_out(c))
+HELD_OUT: tuple[ServingCase, ...] = tuple(c for c in CASES if is_held_out(c))

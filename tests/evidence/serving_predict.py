@@ -1,0 +1,84 @@
+"""What slotwise's serving model predicts for a published case (tests/evidence/serving_cases.py)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from functools import cache
+
+from engine.estimate import usable_bytes
+from engine.estimate.compute import peak_flops
+from engine.estimate.memory import memory_per_gpu
+from engine.estimate.params import count_params
+from engine.estimate.serving import DEFAULTS, Constants, Replica, make_replica
+from engine.workload import Workload
+from parts.catalog import Catalog, load_catalog
+from parts.schema import Gpu
+from tests.evidence.serving_cases import ServingCase
+
+
+@cache
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def gpu_of(case: ServingCase) -> Gpu:
+    return case.gpu if isinstance(case.gpu, Gpu) else catalog().gpus[case.gpu]
+
+
+def replica_for(case: ServingCase, k: Constants = DEFAULTS) -> tuple[Replica, Workload]:
+    arch = catalog().models[case.model]
+    gpu = gpu_of(case)
+    w = Workload(
+        method="inference",
+        precision=case.precision,
+        seq_len=case.prompt + case.output,
+        output_len=case.output,
+        micro_batch=case.batch,
+        tp=case.tp,
+        serving_engine=case.engine,
+    )
+    peak, _ = peak_flops(gpu, case.precision)
+    rep = make_replica(arch, count_params(arch), w, gpu, case.tp, peak=peak, constants=k)
+    assert rep is not None, f"{case.id}: GPU figures missing"
+    if case.fp8_kv:
+        rep = replace(rep, kv_scale=0.5)
+    return rep, w
+
+
+def max_users(rep: Replica, w: Workload) -> int:
+    """Users whose KV cache of prompt + output tokens fits beside the weights on each GPU."""
+    one = w.model_copy(update={"micro_batch": 1})
+    mem, _ = memory_per_gpu(rep.arch, one, tp=rep.tp, dp=1, parallel="ddp", counts=rep.counts)
+    free = usable_bytes(rep.gpu) - (mem.total_bytes - mem.kv_cache_bytes)
+    return max(1, math.floor(free / (w.seq_len * rep.kv_bytes_per_token)))
+
+
+def predict(case: ServingCase, k: Constants = DEFAULTS) -> float:
+    """The figure slotwise gives for ``case``, in the case's unit."""
+    rep, w = replica_for(case, k)
+    p, o, b = case.prompt, case.output, case.batch
+    mean_ctx = p + o / 2
+    if case.kind == "ttft_ms":
+        return 1e3 * rep.prefill(p).total
+    if case.kind == "itl_ms":
+        return 1e3 * rep.loaded(b, p, o)[0]
+    if case.kind == "loaded_tok_s":
+        return rep.loaded(b, p, o)[1]
+    if case.kind == "decode_tok_s":
+        return b / rep.decode_step(b, mean_ctx).total
+    if case.kind == "step_ms":
+        return 1e3 * rep.decode_step(b, p).total
+    if case.kind in ("static_tok_s", "static_latency_ms"):
+        seconds = rep.prefill(p, batch=b).total + o * rep.decode_step(b, mean_ctx).total
+        if case.kind == "static_latency_ms":
+            return 1e3 * seconds
+        return b * o / seconds / (rep.tp if case.per_gpu else 1)
+    if case.kind == "max_tok_s":
+        return rep.loaded(max_users(rep, w), p, o)[1]
+    raise ValueError(f"{case.id}: unknown kind {case.kind}")
+
+
+def error(case: ServingCase, k: Constants = DEFAULTS) -> float:
+    """Signed relative error (predicted / published - 1)."""
+    return predict(case, k) / case.published - 1.0

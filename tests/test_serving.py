@@ -1,0 +1,161 @@
+"""Serving model (engine.estimate.serving) against published benchmarks, plus its properties.
+
+Evidence: tests/evidence/serving_cases.py (sources, settings, fitting / held-out rule).
+Tolerance: +-30 % per case (issue #11, "Must show"); the held-out median |error| must stay under
+25 % (it is 16.7 % with the constants fitted on the fitting half; bench/serving_accuracy.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.estimate import estimate
+from engine.workload import Workload
+from tests.evidence.serving_cases import CASES, FITTING, HELD_OUT, is_held_out
+from tests.evidence.serving_predict import catalog, error
+from tui.cli import main
+
+TOL = 0.30
+
+
+def test_split_is_by_rule_and_each_source_is_on_both_sides():
+    assert len(HELD_OUT) >= len(CASES) // 4
+    assert {c.id for c in FITTING}.isdisjoint(c.id for c in HELD_OUT)
+    for source in {c.source for c in CASES}:
+        same = [c for c in CASES if c.source == source]
+        if len(same) >= 3:
+            assert any(is_held_out(c) for c in same) and not all(is_held_out(c) for c in same)
+
+
+def test_held_out_median_error_and_many_cases_within_30_percent():
+    held = [abs(error(c)) for c in HELD_OUT]
+    assert statistics.median(held) <= 0.25
+    within = [c for c in CASES if abs(error(c)) <= TOL]
+    assert len(within) >= 0.75 * len(CASES)
+    assert len({c.source for c in within}) >= 5
+
+
+# At least five published benchmarks, settings in the case record, each within +-30 %.
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        "nim-70b-5000-500-c1-ttft",  # NIM 1.8.0, 2xH100 fp8 TP2, 5000/500, concurrency 1
+        "nim-70b-5000-500-c25-itl",  # same, concurrency 25
+        "trt10-8b-h100-128-128",  # TensorRT-LLM max load, Llama 3.1 8B FP8, 1xH100
+        "trt10-405b-h200-1000-1000",  # TensorRT-LLM max load, Llama 3.1 405B FP8, 8xH200 TP8
+        "trt06-70b-h100-2048-128",  # TensorRT-LLM v0.6.1 static batch 96, 70B FP8 TP2
+        "sglang-dsv3-b8",  # SGLang DeepSeek-V3 FP8 TP8, batch 8
+        "nemo-7b-a100-b8",  # NeMo/TensorRT-LLM Llama-2-7B, batch 8, 128/20
+        "cloudai-8b-h100-eager",  # PyTorch eager decode step, Llama 3.1 8B, H100
+    ],
+)
+def test_published_serving_benchmark_within_30_percent(case_id):
+    case = next(c for c in CASES if c.id == case_id)
+    assert abs(error(case)) <= TOL, f"{case_id}: {100 * error(case):+.1f} %"
+
+
+def _h200():
+    return catalog().gpus["NVIDIA-H200-SXM-141GB"]
+
+
+def test_deepseek_v3_single_user_decode_on_8x_h200_is_30_to_60_tokens_per_s():
+    """Issue #11: measured 30-60 tokens/s; bandwidth alone gave 595."""
+    arch = catalog().models["deepseek-v3"]
+    w = Workload(method="inference", precision="fp8", seq_len=2048)
+    est = estimate(w, _h200(), 8, arch=arch)
+    assert 30 <= est.decode_tokens_per_s <= 60
+    assert 30 <= est.serving.single_user_tokens_per_s <= 60
+
+
+def test_eager_is_slower_than_optimised_for_a_small_model():
+    arch = catalog().models["llama-3.2-1b"]
+    gpu = catalog().gpus["NVIDIA-H100-SXM5-80GB"]
+    fast = estimate(Workload(seq_len=1024), gpu, 1, arch=arch).decode_tokens_per_s
+    slow = estimate(Workload(seq_len=1024, serving_engine="eager"), gpu, 1, arch=arch)
+    # 16 layers x 69 us more per token on ~1.3 ms: well over 1.4x slower
+    assert fast / slow.decode_tokens_per_s > 1.4
+
+
+def test_users_give_kv_for_n_times_context_and_the_largest_n_that_fits():
+    arch = catalog().models["llama-3.1-8b"]
+    gpu = catalog().gpus["NVIDIA-H100-SXM5-80GB"]
+    w = Workload(seq_len=4096, users=10)
+    est = estimate(w, gpu, 1, arch=arch)
+    sv = est.serving
+    per_token = 2 * 32 * 8 * 128 * 2  # K and V, 32 layers, 8 KV heads x 128, bf16
+    assert sv.kv_cache_bytes_for_users == pytest.approx(10 * 4096 * per_token)
+    assert est.memory_per_gpu.kv_cache_bytes == pytest.approx(10 * 4096 * per_token)
+    at_max = estimate(w.model_copy(update={"users": sv.max_users}), gpu, 1, arch=arch)
+    over = estimate(w.model_copy(update={"users": sv.max_users + 1}), gpu, 1, arch=arch)
+    assert at_max.fits and at_max.serving.fits_users
+    assert not over.serving.fits_users
+
+
+def test_servers_needed_for_users_at_a_rate():
+    arch = catalog().models["llama-3.1-70b"]
+    w = Workload(precision="fp8", seq_len=2048, tp=4, users=200, tokens_per_user_s=30)
+    est = estimate(w, _h200(), 8, arch=arch)
+    sv = est.serving
+    per_replica = sv.max_users_per_replica_at_target
+    replicas = math.ceil(200 / per_replica)
+    assert per_replica and sv.servers_for_users == math.ceil(replicas * 4 / 8)
+    # the replica really gives each of its users the rate, one more user would not
+    one = estimate(w.model_copy(update={"users": per_replica, "tp": 4}), _h200(), 4, arch=arch)
+    assert one.serving.tokens_per_s_per_user >= 30
+    more = estimate(w.model_copy(update={"users": per_replica + 1}), _h200(), 4, arch=arch)
+    assert more.serving.tokens_per_s_per_user < 30 or not more.serving.fits_users
+    # out of reach: no replica gives one user 10,000 tokens/s
+    far = estimate(w.model_copy(update={"tokens_per_user_s": 1e4}), _h200(), 8, arch=arch)
+    assert far.serving.servers_for_users is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(users=st.integers(1, 400), extra=st.integers(1, 400))
+def test_more_users_never_faster_per_user_and_never_fewer_servers(users, extra):
+    arch = catalog().models["llama-3.1-8b"]
+    gpu = catalog().gpus["NVIDIA-H100-SXM5-80GB"]
+    base = Workload(seq_len=2048, users=users, tokens_per_user_s=20)
+    a = estimate(base, gpu, 1, arch=arch).serving
+    b = estimate(base.model_copy(update={"users": users + extra}), gpu, 1, arch=arch).serving
+    assert b.tokens_per_s_per_user <= a.tokens_per_s_per_user + 1e-9
+    assert b.tokens_per_s >= a.tokens_per_s * 0.999 or not b.fits_users
+    assert (b.servers_for_users or 0) >= (a.servers_for_users or 0)
+
+
+def test_estimate_cli_users_json(capsys):
+    rc = main(
+        [
+            "estimate", "llama-3.1-8b", "--users", "32", "--tokens-per-user-s", "40",
+            "--output-len", "256", "--seq-len", "1280", "--json",
+        ]
+    )  # fmt: skip
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    sv = data["serving"]
+    for key in (
+        "ttft_s", "tokens_per_s_per_user", "tokens_per_s_per_server", "kv_cache_bytes_for_users",
+        "max_users", "servers_for_users", "users", "output_tokens", "prompt_tokens",
+    ):  # fmt: skip
+        assert key in sv
+    assert sv["users"] == 32 and sv["output_tokens"] == 256 and sv["prompt_tokens"] == 1024
+    assert sv["servers_for_users"] >= 1
+
+
+def test_estimate_cli_rejects_bad_users(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["estimate", "llama-3.1-8b", "--users", "0"])
+    assert exc.value.code == 2
+    assert "--users" in capsys.readouterr().err
+
+
+def test_estimate_text_shows_serving_block(capsys):
+    main(["estimate", "llama-3.1-8b", "--users", "8", "--tokens-per-user-s", "50"])
+    out = capsys.readouterr().out
+    assert "time to first token" in out and "tokens/s per server" in out
+    assert "servers for 8 users at 50 tokens/s" in out
