@@ -18,12 +18,11 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from evidence.serving_cases import FITTING, HELD_OUT, ServingCase  # noqa: E402
-from evidence.serving_predict import error, predict  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from engine.estimate.serving import DEFAULTS, Constants  # noqa: E402
+from tests.evidence.serving_cases import FITTING, HELD_OUT, ServingCase  # noqa: E402
+from tests.evidence.serving_predict import error, predict  # noqa: E402
 
 TOLERANCE = 0.30
 

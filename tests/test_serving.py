@@ -12,13 +12,13 @@ import math
 import statistics
 
 import pytest
-from evidence.serving_cases import CASES, FITTING, HELD_OUT, is_held_out
-from evidence.serving_predict import catalog, error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.estimate import estimate
 from engine.workload import Workload
+from tests.evidence.serving_cases import CASES, FITTING, HELD_OUT, is_held_out
+from tests.evidence.serving_predict import catalog, error
 from tui.cli import main
 
 TOL = 0.30

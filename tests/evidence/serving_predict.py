@@ -12,9 +12,9 @@ from engine.estimate.memory import memory_per_gpu
 from engine.estimate.params import count_params
 from engine.estimate.serving import DEFAULTS, Constants, Replica, make_replica
 from engine.workload import Workload
-from evidence.serving_cases import ServingCase
 from parts.catalog import Catalog, load_catalog
 from parts.schema import Gpu
+from tests.evidence.serving_cases import ServingCase
 
 
 @cache
