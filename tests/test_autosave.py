@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import UTC, datetime
+import socket
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from engine.atomic import atomic_write_bytes, atomic_write_text
-from engine.autosave import STATE_ENV, Autosave, AutosaveError
+from engine.autosave import (
+    LEGACY_FILE,
+    STATE_ENV,
+    TRASH_KEEP,
+    Autosave,
+    AutosaveError,
+    AutosaveStore,
+    LockHolder,
+)
 from engine.bom.meta import BomMeta
 from engine.build import BridgeFit, Build, DriveFit, Environment
 from engine.edits import AddBridge, Place, SetEnv
@@ -42,8 +53,8 @@ def test_save_then_load_restores_exactly(tmp_path):
     build, undo, redo = _history()
     meta = BomMeta.new(clock=clock, customer="ACME", project="LoRA box")
     a = Autosave(tmp_path / "state", clock=clock)
-    a.save(build, undo, redo, bom_path=tmp_path / "x.toml", meta=meta)
-    st = Autosave(tmp_path / "state").load()
+    a.save(build, undo, redo, bom_path=tmp_path / "x.toml", meta=meta, saved=undo[1])
+    st = Autosave(tmp_path / "state", build_id=a.build_id).load()
     assert st is not None
     assert st.build == build
     assert list(st.undo) == undo
@@ -51,6 +62,7 @@ def test_save_then_load_restores_exactly(tmp_path):
     assert st.bom_path == str(tmp_path / "x.toml")
     assert st.meta == meta
     assert st.saved_at == T0
+    assert st.saved == undo[1] and st.unexported
     assert isinstance(st.build.bridges[0], BridgeFit)
 
 
@@ -73,29 +85,83 @@ def test_load_without_autosave_is_none(tmp_path):
     assert not a.exists()
 
 
-def test_clear_forgets(tmp_path):
-    a = Autosave(tmp_path)
+def test_discard_moves_to_trash_with_the_time_and_trash_is_emptied_after_a_week(tmp_path):
+    now = [T0]
+    a = Autosave(tmp_path, clock=lambda: now[0])
     a.save(Build(chassis="C"))
-    assert a.exists()
-    a.clear()
-    assert a.load() is None
-    a.clear()  # clearing twice is fine
+    (a.dir / f".{a.path.name}.abc123.tmp").write_text("half a sa")  # left by a killed save
+    (a.dir / "keep.txt").write_text("not ours")
+    dest = a.discard()
+    assert dest == tmp_path / "trash" / f"{a.build_id}.discarded-20261201T030000Z.json"
+    assert json.loads(dest.read_text())["build"]["chassis"] == "C"  # kept, not deleted
+    assert sorted(p.name for p in a.dir.iterdir()) == ["keep.txt"]
+    assert a.load() is None and a.discard() is None  # discarding twice is fine
+    store = AutosaveStore(tmp_path, clock=lambda: now[0])
+    now[0] = T0 + TRASH_KEEP - timedelta(minutes=1)
+    assert store.entries() == [] and dest.exists()
+    now[0] = T0 + TRASH_KEEP + timedelta(minutes=1)
+    store.entries()
+    assert not dest.exists()
 
 
-def test_clear_removes_temp_files_left_by_a_killed_save(tmp_path):
-    a = Autosave(tmp_path)
+def test_store_lists_one_autosave_per_build_newest_first(tmp_path):
+    now = [T0]
+    store = AutosaveStore(tmp_path, clock=lambda: now[0])
+    first, second = store.new(), store.new()
+    assert first.build_id != second.build_id and first.path != second.path
+    second.save(Build(chassis="B"))
+    now[0] = T0 + timedelta(minutes=5)
+    first.save(Build(chassis="A"), undo=[Build(chassis="Z")], undo_labels=["start over on A"])
+    got = AutosaveStore(tmp_path).entries()
+    assert [e.state.build.chassis for e in got] == ["A", "B"]
+    assert got[0].state.undo_labels == ("start over on A",)
+    assert all(e.locked_by is None for e in got)
+
+
+def test_lock_keeps_a_second_editor_out_and_frees_on_unlock(tmp_path):
+    a = Autosave(tmp_path, build_id="b1")
+    assert a.lock() is None and a.lock() is None  # taking it twice is fine
+    other = Autosave(tmp_path, build_id="b1")  # another slotwise (flock: per open file)
+    holder = other.lock()
+    assert holder == LockHolder(os.getpid(), socket.gethostname())
     a.save(Build(chassis="C"))
-    (tmp_path / ".autosave.json.abc123.tmp").write_text("half a sa")
-    (tmp_path / "keep.txt").write_text("not ours")
-    a.clear()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+    (entry,) = AutosaveStore(tmp_path).entries()
+    assert entry.locked_by is not None and entry.locked_by.pid == os.getpid()
+    a.unlock()
+    assert other.lock() is None
+    other.unlock()
+
+
+def test_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead = int(proc.stdout)
+    a = Autosave(tmp_path, build_id="b1")
+    a.dir.mkdir(parents=True)
+    a.lock_path.write_text(f"{dead} {socket.gethostname()}\n")
+    assert a.holder() is None  # nobody holds it: the process is gone
+    assert a.lock() is None
+    assert a.lock_path.read_text().split()[0] == str(os.getpid())
+    a.unlock()
+
+
+def test_autosave_of_an_older_slotwise_is_adopted(tmp_path):
+    legacy = tmp_path / LEGACY_FILE
+    Autosave(tmp_path, build_id="x").save(Build(chassis="OLD"))
+    os.replace(tmp_path / "autosaves" / "x.json", legacy)
+    (entry,) = AutosaveStore(tmp_path).entries()
+    assert entry.state.build.chassis == "OLD" and not legacy.exists()
 
 
 def test_env_var_sets_state_dir(tmp_path, monkeypatch):
     monkeypatch.setenv(STATE_ENV, str(tmp_path / "env-state"))
     a = Autosave()
     a.save(Build(chassis="C"))
-    assert (tmp_path / "env-state" / "autosave.json").is_file()
+    assert a.path.parent == tmp_path / "env-state" / "autosaves" and a.path.is_file()
 
 
 @pytest.mark.parametrize(
@@ -106,22 +172,25 @@ def test_env_var_sets_state_dir(tmp_path, monkeypatch):
         ('{"version": 99}', "version 99"),
         ('{"version": 1, "saved_at": "2026-12-01T03:00:00Z", "build": {}}', "build.chassis"),
         (b"\xff\xfe\x00garbage", "cannot read"),
+        ('{"version": 1, "build": ' + "[" * 100_000 + "]" * 100_000 + "}", "nests too deeply"),
     ],
 )
 def test_unreadable_autosave_is_set_aside_not_lost(tmp_path, content, why):
-    a = Autosave(tmp_path)
+    a = Autosave(tmp_path, build_id="b")
+    a.dir.mkdir()
     raw = content if isinstance(content, bytes) else content.encode()
     a.path.write_bytes(raw)
     assert a.load() is None
     assert a.problem is not None and why in a.problem
-    aside = tmp_path / "autosave.json.unreadable-1"
+    aside = a.dir / "b.json.unreadable-1"
     assert aside.read_bytes() == raw  # the data is kept, byte for byte
     assert str(aside) in a.problem
     assert not a.path.exists()
     # a second bad file goes to -2, the first stays
     a.path.write_bytes(raw)
-    a.load()
-    assert (tmp_path / "autosave.json.unreadable-2").read_bytes() == raw
+    store = AutosaveStore(tmp_path)
+    assert store.entries() == [] and why in store.problems[0]
+    assert (a.dir / "b.json.unreadable-2").read_bytes() == raw
 
 
 def test_save_to_unwritable_place_raises_clear_error(tmp_path):

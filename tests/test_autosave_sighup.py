@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.autosave import Autosave
+from engine.autosave import Autosave, AutosaveStore
 from engine.edits import Place
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +125,9 @@ def wait_state(state_dir: Path, pred, timeout: float = 30):
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
-        last = Autosave(state_dir).load()
+        entries = AutosaveStore(state_dir).entries()
+        assert len(entries) <= 1, entries  # one build: one autosave
+        last = entries[0].state if entries else None
         if last is not None and pred(last):
             return last
         time.sleep(0.05)
@@ -142,7 +144,6 @@ def test_app_killed_by_sighup_resumes_exactly(tmp_path):
     try:
         term.wait_text("SYS-421GE-TNRT")  # the chassis chooser (no autosave yet)
         term.press("\r")  # start a build on the highlighted chassis
-        wait_state(state_dir, lambda s: not s.undo and not s.build.slots)
         term.wait_text("Pick part")
         for step in (1, 2):
             if step == 2:
@@ -160,16 +161,20 @@ def test_app_killed_by_sighup_resumes_exactly(tmp_path):
     code = term.hangup()
     assert code == -signal.SIGHUP  # it died of the hangup: no chance to save on the way out
 
-    after = Autosave(state_dir).load()
-    assert after is not None and stacks(after) == stacks(before)
-    assert sorted(p.name for p in state_dir.iterdir()) == ["autosave.json"]  # no temp leftovers
+    (entry,) = AutosaveStore(state_dir).entries()
+    after = entry.state
+    assert entry.locked_by is None  # the dead process's lock is free
+    assert stacks(after) == stacks(before)
+    assert after.undo_labels[0].startswith("put ")  # step labels survive the kill
+    names = sorted(p.name for p in (state_dir / "autosaves").iterdir())
+    assert names == [f"{entry.build_id}.json", f"{entry.build_id}.lock"]  # no temp leftovers
     cur, undo, redo = stacks(before)
     assert cur != undo[0] and cur != redo[0]
 
-    # The next `slotwise` offers to resume; "y" restores the build with both stacks.
+    # The next `slotwise` lists it on its start screen; "y" resumes the build with both stacks.
     term = Terminal(state_dir)
     try:
-        term.wait_text("Resume the build")
+        term.wait_text("Recoverable builds")
         at = term.mark()
         term.press("y")
         term.wait_text("Pick part", since=at)
@@ -187,11 +192,11 @@ def test_app_killed_by_sighup_resumes_exactly(tmp_path):
 DRIVER = textwrap.dedent(
     """
     import sys, time
-    from engine.autosave import Autosave
+    from engine.autosave import Autosave, AutosaveStore
     from engine.build import Build
     from engine.edits import Place
 
-    autosave = Autosave(sys.argv[1])
+    autosave = Autosave(sys.argv[1], build_id="loop")
     build, undo = Build(chassis="SYS-421GE-TNRT"), []
     for i in range(1, 100000):          # an endless edit loop: one change, one save
         undo.append(build)
@@ -224,12 +229,12 @@ def test_sighup_during_save_loop_never_tears_the_autosave(tmp_path):
                 proc.kill()
                 proc.wait(5)
             proc.stdout.close()
-        a = Autosave(state_dir)
+        a = Autosave(state_dir, build_id="loop")
         st = a.load()
         assert a.problem is None and st is not None  # never torn, never unreadable
         # the newest edit is the one on top of the last undo entry: build and stack agree
         i = max(int(sku.split("-")[1]) for sku in st.build.slots.values())
         assert i >= 20 and len(st.undo) == min(50, i)
         assert Place(slot=str(i % 10 + 1), sku=f"GPU-{i}").apply(st.undo[-1]) == st.build
-        leftovers = [p.name for p in state_dir.iterdir() if p.name != "autosave.json"]
-        assert all(name.startswith(".autosave.json.") for name in leftovers)  # at most a temp
+        leftovers = [p.name for p in a.dir.iterdir() if p.name != "loop.json"]
+        assert all(name.startswith(".loop.json.") for name in leftovers)  # at most a temp

@@ -9,6 +9,7 @@ in a worker thread so the first frame does not wait for it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from datetime import datetime
@@ -19,7 +20,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Footer, Static
 
-from engine.autosave import Autosave, AutosaveError, AutosaveState
+from engine.autosave import Autosave, AutosaveEntry, AutosaveError, AutosaveStore
 from engine.bom.meta import BomMeta, Clock, utc_now
 from engine.build import Build
 from engine.edits import EditError, apply_all
@@ -71,7 +72,10 @@ class SlotwiseApp(App[int]):
         self.catalog_dir = catalog_dir
         self.catalog: Catalog = catalog  # type: ignore[assignment]  # set before any screen uses it
         self.clock = clock
-        self.autosave = Autosave(state_dir, clock=clock) if autosave else None
+        # Hot exit: one autosave per build under the state dir; ``slot`` is this build's
+        # (locked while this app edits it), None until a build is started or resumed.
+        self.store = AutosaveStore(state_dir, clock=clock) if autosave else None
+        self.slot: Autosave | None = None
         self._evaluate = evaluate
         self.history: History | None = None
         self.report: Report | None = None
@@ -83,6 +87,7 @@ class SlotwiseApp(App[int]):
         # Price list file last used on the Suggest / TCO screens (pre-fills the other one).
         self.prices_path: str | None = None
         self._autosave_warned = False
+        self._aside_msgs: list[str] = []  # autosaves set aside at start-up, one line each
         self.cursor_blink = cursor_blink  # False in tests/screenshots: deterministic frames
         self.initial_build = build  # start on this build (screenshots, tests): no chooser
 
@@ -138,13 +143,49 @@ class SlotwiseApp(App[int]):
             self.meta = BomMeta.new(clock=self.clock)
             self.start(History(self.initial_build), saved=None)
             return
-        state = self.autosave.load() if self.autosave else None
-        if self.autosave and self.autosave.problem:
-            self.notify(self.autosave.problem, severity="warning", timeout=10)
-        if state is not None and state.build.chassis in self.catalog.chassis:
-            self._offer_resume(state)
+        entries = self._recoverable()
+        if entries:
+            self._offer_resume(entries)
         else:
             self.action_new_build()
+        self._report_set_aside()
+
+    def _recoverable(self) -> list[AutosaveEntry]:
+        """Autosaved builds this catalog can open; the others are set aside (with a reason
+        in ``_aside_msgs``), never dropped."""
+        self._aside_msgs = []
+        if self.store is None:
+            return []
+        entries = self.store.entries()
+        self._aside_msgs.extend(self.store.problems)
+        usable = []
+        for e in entries:
+            sku = e.state.build.chassis
+            if sku in self.catalog.chassis:
+                usable.append(e)
+                continue
+            if e.locked_by is not None:
+                continue  # a live slotwise (with its own overlay) edits it: not ours to move
+            slot = self.store.open(e.build_id)
+            slot.set_aside(
+                f"it is a build on chassis {sku}, which this parts catalog does not have "
+                "(was it made with a --catalog overlay? move the file back into "
+                f"{slot.dir} and start slotwise with that overlay)"
+            )
+            self._aside_msgs.append(slot.problem or f"{e.path} was set aside")
+        return usable
+
+    def _report_set_aside(self) -> None:
+        from tui.screens.message import ErrorScreen
+
+        if self._aside_msgs:
+            self.push_screen(
+                ErrorScreen(
+                    "Some autosaves could not be resumed",
+                    "\n\n".join(self._aside_msgs)
+                    + "\n\nNothing was deleted: each file was kept where it says.",
+                )
+            )
 
     def _open_loaded(self, loaded) -> None:
         from tui.screens.message import ErrorScreen
@@ -165,8 +206,56 @@ class SlotwiseApp(App[int]):
                 )
             )
             return
+        clash = self._unexported_autosave_of(loaded)
+        if clash is not None:
+            self._ask_bom_or_autosave(loaded, clash, problems)
+            return
+        self._open_bom(loaded, problems)
+
+    def _unexported_autosave_of(self, loaded) -> AutosaveEntry | None:
+        """The newest free autosave of the same file whose build differs from the file's."""
+        if self.store is None:
+            return None
+        target = Path(loaded.filename).resolve()
+        for e in self.store.entries():
+            st = e.state
+            if (
+                st.bom_path
+                and Path(st.bom_path).expanduser().resolve() == target
+                and st.build != loaded.build
+                and e.locked_by is None
+                and st.build.chassis in self.catalog.chassis
+            ):
+                return e
+        return None
+
+    def _ask_bom_or_autosave(self, loaded, clash: AutosaveEntry, problems: str) -> None:
+        from tui.screens.confirm import ConfirmScreen
+        from tui.screens.recover import entry_text
+
+        def answer(resume: bool | None) -> None:
+            if resume:
+                self._resume(clash)
+            else:
+                self._open_bom(loaded, problems)
+
+        self.push_screen(
+            ConfirmScreen(
+                f"{loaded.filename} has autosaved changes that are not in the file:\n\n"
+                + entry_text(clash).plain
+                + "\n\nResume the autosave, or open the file as saved? Either way the "
+                "autosave is kept (it stays on the start screen's list).",
+                yes="Resume the autosave",
+                no="Open the file",
+            ),
+            answer,
+        )
+
+    def _open_bom(self, loaded, problems: str) -> None:
+        from tui.screens.message import ErrorScreen
+
         self.meta = loaded.meta
-        self.bom_path = loaded.filename
+        self.bom_path = str(Path(loaded.filename).expanduser().resolve())
         self.pricing = {
             "prices": dict(loaded.prices) or None,
             "currency": loaded.currency,
@@ -176,33 +265,51 @@ class SlotwiseApp(App[int]):
         if loaded.problems:
             self.push_screen(ErrorScreen(f"{loaded.filename} loaded with problems", problems))
 
-    def _offer_resume(self, state: AutosaveState) -> None:
-        from tui.screens.confirm import ConfirmScreen
+    def _offer_resume(self, entries: list[AutosaveEntry]) -> None:
+        from tui.screens.recover import RecoverScreen
 
-        when = state.saved_at.strftime("%Y-%m-%d %H:%M UTC")
-        n = len(state.build.slots)
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.meta = state.meta or BomMeta()
-                self.bom_path = state.bom_path
-                self.start(History.restore(state.build, state.undo, state.redo), saved=None)
-                self.notify(f"Resumed the build autosaved {when}.")
+        def answer(choice: tuple[str, AutosaveEntry | None] | None) -> None:
+            what, entry = choice or ("new", None)
+            if what == "resume" and entry is not None:
+                self._resume(entry)
             else:
-                self.autosave.clear()
                 self.action_new_build()
 
-        self.push_screen(
-            ConfirmScreen(
-                f"Resume the build autosaved {when}?\n\n{state.build.chassis}, "
-                f"{n} card{'s' if n != 1 else ''} fitted"
-                + (f", from {state.bom_path}" if state.bom_path else "")
-                + ".\n\nNo starts a new build (the autosave is then discarded).",
-                yes="Resume",
-                no="New build",
-            ),
-            answer,
-        )
+        self.push_screen(RecoverScreen(entries), answer)
+
+    def _resume(self, entry: AutosaveEntry) -> None:
+        """Continue an autosaved build; one open in another slotwise continues as a copy."""
+        assert self.store is not None
+        slot = self.store.open(entry.build_id)
+        holder = slot.lock()
+        if holder is not None:
+            slot = self.store.new()
+            slot.lock()
+            pid = f" (pid {holder.pid})" if holder.pid else ""
+            self.notify(
+                f"That build is open in another slotwise{pid}: you are editing a copy; "
+                "both are kept.",
+                severity="warning",
+                timeout=8,
+            )
+        self._take_slot(slot)
+        st = entry.state
+        self.meta = st.meta or BomMeta()
+        self.bom_path = st.bom_path
+        history = History.restore(st.build, st.undo, st.redo, st.undo_labels, st.redo_labels)
+        self.start(history, saved=st.saved, resumed=True)
+        when = st.saved_at.strftime("%Y-%m-%d %H:%M UTC")
+        self.notify(f"Resumed the build autosaved {when}.", timeout=3)
+
+    def _take_slot(self, slot: Autosave | None) -> None:
+        if self.slot is not None and self.slot is not slot:
+            self.slot.unlock()
+        self.slot = slot
+
+    def discard_autosave(self, entry: AutosaveEntry) -> Path | None:
+        """Move an autosave to the trash (the start screen asks first)."""
+        assert self.store is not None
+        return self.store.open(entry.build_id).discard()
 
     # ------------------------------------------------------------------------- state
     def evaluate_fn(self) -> Callable[[Build, Catalog], Report]:
@@ -234,13 +341,17 @@ class SlotwiseApp(App[int]):
     def dirty(self) -> bool:
         return self.history is not None and self.history.current != self.saved_build
 
-    def start(self, history: History, saved: Build | None) -> None:
+    def start(self, history: History, saved: Build | None, *, resumed: bool = False) -> None:
         """Make ``history`` the build being edited and show the build screen."""
         from tui.screens.build import BuildScreen
 
+        if self.slot is None and self.store is not None:
+            slot = self.store.new()
+            slot.lock()  # a new id: nobody else has it
+            self.slot = slot
         self.history = history
-        self.saved_build = saved if saved is not None else None
-        if saved is None and not history.can_undo and not history.can_redo:
+        self.saved_build = saved
+        if saved is None and not resumed and not history.can_undo and not history.can_redo:
             self.saved_build = history.current  # a fresh build has nothing to lose yet
         self.report = self.evaluate_build(history.current)
         self._save_state()
@@ -307,15 +418,21 @@ class SlotwiseApp(App[int]):
             screen.refresh_view(reload_form=reload_form)
 
     def _save_state(self) -> None:
-        if self.autosave is None or self.history is None:
+        slot, h = self.slot, self.history
+        if slot is None or h is None:
             return
+        if not (h.can_undo or h.can_redo or self.dirty or slot.exists()):
+            return  # a build just started or opened: nothing to lose yet
         try:
-            self.autosave.save(
-                self.history.current,
-                undo=self.history.undo_builds,
-                redo=self.history.redo_builds,
+            slot.save(
+                h.current,
+                undo=h.undo_builds,
+                redo=h.redo_builds,
                 bom_path=self.bom_path,
                 meta=self.meta,
+                undo_labels=h.undo_labels,
+                redo_labels=h.redo_labels,
+                saved=self.saved_build,
             )
         except AutosaveError as exc:
             if not self._autosave_warned:
@@ -427,18 +544,34 @@ class SlotwiseApp(App[int]):
             )
             return False
         self.meta = meta
-        self.bom_path = str(path)
+        self.bom_path = str(Path(path).expanduser().resolve())
         self.saved_build = self.history.current
         self._changed(reload_form=False)
-        self.notify(f"Exported the BOM to {path}")
+        self.notify(f"Exported the BOM to {self.bom_path}", timeout=4)
         return True
 
+    async def action_quit(self) -> None:
+        """Textual's own quit (the palette's "Quit", any ``app.quit`` binding): the same
+        unsaved-work check as Ctrl+Q."""
+        self.action_request_quit()
+
+    def action_quit_keeping_work(self) -> None:
+        """Quit at once, touching no autosave (the "terminal too small" notice's Ctrl+Q)."""
+        self.exit(0)
+
     def action_request_quit(self) -> None:
+        """Every quit path ends here.  No build open (start screen, chooser): nothing is
+        touched.  Build exported: its autosave goes to the trash (kept for a while).
+        Unexported changes: ask; the autosave keeps them for the next start."""
         from tui.screens.confirm import ConfirmScreen
 
+        if self.history is None:
+            self.exit(0)
+            return
         if not self.dirty:
-            if self.autosave is not None:
-                self.autosave.clear()
+            if self.slot is not None:
+                with contextlib.suppress(OSError):  # then it stays listed: nothing is lost
+                    self.slot.discard()
             self.exit(0)
             return
 
@@ -455,6 +588,10 @@ class SlotwiseApp(App[int]):
             ),
             answer,
         )
+
+    def on_unmount(self) -> None:
+        if self.slot is not None:
+            self.slot.unlock()  # a killed app's lock is freed by the kernel instead
 
     # ------------------------------------------------------------------------- size guard
     async def _on_resize(self, event) -> None:

@@ -54,12 +54,21 @@ class History:
         return label
 
     @classmethod
-    def restore(cls, current: Build, undo=(), redo=()) -> History:
-        """Rebuild from the Build stacks engine.autosave keeps (oldest first)."""
+    def restore(cls, current: Build, undo=(), redo=(), undo_labels=(), redo_labels=()) -> History:
+        """Rebuild from the Build stacks engine.autosave keeps (oldest first), with each
+        step's label when the autosave has them (older autosaves do not: "earlier change")."""
         h = cls(current)
-        h._undo = [(b, "resumed change") for b in undo]
-        h._redo = [(b, "resumed change") for b in redo]
+        h._undo = list(zip(undo, _labels(undo_labels, len(undo)), strict=True))
+        h._redo = list(zip(redo, _labels(redo_labels, len(redo)), strict=True))
         return h
+
+    @property
+    def undo_labels(self) -> list[str]:
+        return [label for _, label in self._undo]
+
+    @property
+    def redo_labels(self) -> list[str]:
+        return [label for _, label in self._redo]
 
     @property
     def undo_builds(self) -> list[Build]:
@@ -76,3 +85,8 @@ class History:
     @property
     def can_redo(self) -> bool:
         return bool(self._redo)
+
+
+def _labels(labels, n: int) -> list[str]:
+    labels = list(labels)
+    return labels if len(labels) == n else ["earlier change"] * n

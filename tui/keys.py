@@ -143,6 +143,25 @@ CHOOSER_KEYS: tuple[Key, ...] = (
     Key("chooser.cancel", "escape", "cancel", "Back", "Back to the current build (if any)."),
 )
 
+RECOVER_KEYS: tuple[Key, ...] = (
+    Key(
+        "recover.resume",
+        "enter,y",
+        "resume",
+        "Resume",
+        "Resume the highlighted build with its undo history (a build open in another "
+        "slotwise opens as a copy).",
+    ),
+    Key("recover.new", "n", "new", "New build", "Start a new build; every autosave stays listed."),
+    Key(
+        "recover.discard",
+        "d,delete",
+        "discard",
+        "Discard",
+        "Discard the highlighted autosave after you confirm; it stays in the trash for 7 days.",
+    ),
+)
+
 SUGGEST_KEYS: tuple[Key, ...] = (
     Key("suggest.run", "f9", "run", "Run", "Search again with the constraints as they are now."),
     Key(
@@ -174,6 +193,7 @@ ALL_KEYS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("Chassis map", MAP_KEYS),
     ("Part picker", PICKER_KEYS),
     ("Chassis chooser", CHOOSER_KEYS),
+    ("Start screen (recoverable builds)", RECOVER_KEYS),
     ("Suggest", SUGGEST_KEYS),
     ("Total cost of ownership", TCO_KEYS),
 )

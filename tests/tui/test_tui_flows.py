@@ -215,46 +215,6 @@ async def test_starting_in_a_tiny_terminal_shows_the_notice_on_top(make_app):
         assert not any(isinstance(s, TooSmallScreen) for s in app.screen_stack)
 
 
-async def test_quit_with_unsaved_work_asks_and_resume_restores(make_app):
-    app = make_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await choose_chassis(pilot)
-        await pick(pilot, "slot:1", "h200")
-        await pilot.press("ctrl+q")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("n")
-        await pilot.pause()
-        assert isinstance(app.screen, BuildScreen)
-        await pilot.press("ctrl+q")
-        await pilot.pause()
-        await pilot.press("y")
-        await pilot.pause()
-    assert app.return_code == 0
-    saved = app.history.current
-
-    again = make_app()
-    async with again.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        assert isinstance(again.screen, ConfirmScreen)  # offer to resume
-        await pilot.press("y")
-        await pilot.pause()
-        assert isinstance(again.screen, BuildScreen)
-        assert again.history.current == saved
-        await pilot.press("u")  # the undo history came back too
-        assert again.history.current.slots == {}
-
-    third = make_app()  # declining starts a new build and forgets the autosave
-    async with third.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        assert isinstance(third.screen, ConfirmScreen)
-        await pilot.press("n")
-        await pilot.pause()
-        assert isinstance(third.screen, ChassisChooser)
-        assert not third.autosave.exists()
-
-
 async def test_open_bom_from_command_line_and_bad_bom(make_app, tmp_path, catalog):
     from engine.bom import export_bom
     from engine.bom.meta import BomMeta

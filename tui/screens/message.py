@@ -41,7 +41,15 @@ class ErrorScreen(ModalScreen[None]):
 class TooSmallScreen(ModalScreen[None]):
     """Covers everything while the terminal is below the minimum size."""
 
-    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", id="small.quit", tooltip="Quit slotwise.")]
+    BINDINGS = [
+        Binding(
+            "ctrl+q",
+            "app.quit_keeping_work",
+            "Quit",
+            id="small.quit",
+            tooltip="Quit slotwise (the autosave keeps any unexported work).",
+        )
+    ]
 
     def __init__(self, min_w: int, min_h: int) -> None:
         super().__init__()
