@@ -193,7 +193,7 @@ ALL_KEYS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("Chassis map", MAP_KEYS),
     ("Part picker", PICKER_KEYS),
     ("Chassis chooser", CHOOSER_KEYS),
-    ("Start screen (recoverable builds)", RECOVER_KEYS),
+    ("Start screen", RECOVER_KEYS),
     ("Suggest", SUGGEST_KEYS),
     ("Total cost of ownership", TCO_KEYS),
 )
