@@ -1,4 +1,7 @@
-"""Fetch a model's config.json from the Hugging Face Hub, cache it, and turn it into a ModelPreset.
+"""Fetch a model's config.json from the Hugging Face Hub and cache it.
+
+Turning the config into an architecture is pure data mapping and lives in
+:mod:`engine.estimate.arch` (no network code there); this module only fetches and caches.
 
 Network behaviour (all settings come from the environment, never from files):
 
@@ -26,11 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from pydantic import ValidationError
 
 from engine import local_paths
 from engine.atomic import atomic_write_bytes
-from parts.schema import ModelPreset
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 ENDPOINT_ENV = "SLOTWISE_HF_ENDPOINT"
@@ -46,10 +47,6 @@ _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 class HubError(Exception):
     """Fetching a config.json failed; the message says what happened and what to do."""
-
-
-class ArchConfigError(ValueError):
-    """A config.json (or arch dict) lacks a field the estimator needs, or has a bad value."""
 
 
 @dataclass(frozen=True)
@@ -216,189 +213,3 @@ def _write_atomic(path: Path, data: bytes) -> None:
     except OSError:
         # A cache that cannot be written is not an error for this call: the config is in hand.
         return
-
-
-# ------------------------------------------------------------------------------ config.json
-
-
-# model_type -> (what config.json calls the routed-expert count) and default tie_word_embeddings
-# (each transformers Config class's own default when the key is absent).
-_EXPERT_KEYS = {
-    "mixtral": "num_local_experts",
-    "deepseek_v3": "n_routed_experts",
-    "deepseek_v2": "n_routed_experts",
-}
-_TIE_DEFAULT = {
-    "llama": False,
-    "mistral": False,
-    "mixtral": False,
-    "qwen2": False,
-    "gemma": True,  # GemmaConfig's default; google/gemma-2b's config.json does not say it
-    "gemma2": True,
-    "phi3": False,
-    "deepseek_v3": False,
-    "deepseek_v2": False,
-}
-KNOWN_MODEL_TYPES = frozenset(_TIE_DEFAULT)
-_REQUIRED = (
-    "hidden_size",
-    "intermediate_size",
-    "num_hidden_layers",
-    "num_attention_heads",
-    "vocab_size",
-)
-_OPTIONAL_INTS = (
-    "num_key_value_heads",
-    "head_dim",
-    "max_position_embeddings",
-    "num_experts_per_tok",
-    "moe_intermediate_size",
-    "n_shared_experts",
-    "first_k_dense_replace",
-    "q_lora_rank",
-    "kv_lora_rank",
-    "qk_nope_head_dim",
-    "qk_rope_head_dim",
-    "v_head_dim",
-)
-
-
-def arch_from_config(
-    cfg: dict[str, Any], *, source: str, name: str
-) -> tuple[ModelPreset, list[str]]:
-    """Map a config.json dict to a :class:`ModelPreset`; also return warnings for the user.
-
-    Understands model_type llama, mistral, mixtral (``num_local_experts``), qwen2 (q/k/v bias
-    hard-coded in ``Qwen2Attention``), gemma2, phi3 and deepseek_v3 (``n_routed_experts``, MLA
-    fields).  Other types are read through the standard field names with a warning that the
-    parameter count assumes a Llama-style decoder.  A multimodal config's ``text_config`` is used
-    when the top level has no ``hidden_size``.  ``published_params_b`` of the result is the
-    computed count (there is no published figure for an imported config); ``notes`` says so.
-    Raises :class:`ArchConfigError` naming ``source`` and the missing or bad fields.
-    """
-    warnings: list[str] = []
-    if not isinstance(cfg, dict):
-        raise ArchConfigError(f"{source}: expected a JSON object of config fields")
-    if "hidden_size" not in cfg and isinstance(cfg.get("text_config"), dict):
-        warnings.append(
-            f"{source}: used text_config (the language model); vision/audio towers are not counted"
-        )
-        outer_type = cfg.get("model_type")
-        cfg = dict(cfg["text_config"])
-        cfg.setdefault("model_type", outer_type)
-
-    model_type = cfg.get("model_type")
-    if not isinstance(model_type, str) or not model_type:
-        model_type = "llama"
-        warnings.append(
-            f"{source}: no model_type; counted as a Llama-style decoder "
-            "(SwiGLU MLP, RMSNorm, no biases)"
-        )
-    elif model_type not in KNOWN_MODEL_TYPES:
-        warnings.append(
-            f"{source}: model_type {model_type!r} is not one slotwise knows "
-            f"({', '.join(sorted(KNOWN_MODEL_TYPES))}); read through the standard field names and "
-            "counted as a Llama-style decoder (SwiGLU MLP, RMSNorm), so the figures are approximate"
-        )
-
-    missing = [k for k in _REQUIRED if cfg.get(k) is None]
-    if missing:
-        raise ArchConfigError(
-            f"{source}: missing {', '.join(missing)}; a config.json for a decoder-only model "
-            "has them (hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, "
-            "vocab_size)"
-        )
-
-    fields: dict[str, Any] = {k: cfg[k] for k in _REQUIRED}
-    for k in _OPTIONAL_INTS:
-        if cfg.get(k) is not None:
-            fields[k] = cfg[k]
-    if "num_key_value_heads" not in fields:
-        fields["num_key_value_heads"] = fields["num_attention_heads"]
-        warnings.append(
-            f"{source}: no num_key_value_heads; assumed {fields['num_attention_heads']} "
-            "(one KV head per attention head, as transformers does)"
-        )
-
-    expert_key = _EXPERT_KEYS.get(model_type, "num_experts")
-    experts = cfg.get(expert_key, cfg.get("num_experts", cfg.get("num_local_experts")))
-    if experts is not None:
-        fields["num_experts"] = experts
-        if model_type not in _EXPERT_KEYS:
-            warnings.append(
-                f"{source}: mixture of experts read from the standard fields (num_experts, "
-                "num_experts_per_tok, moe_intermediate_size); shared experts or per-layer MoE "
-                "patterns of this architecture may not be counted"
-            )
-
-    if "tie_word_embeddings" in cfg:
-        fields["tie_word_embeddings"] = cfg["tie_word_embeddings"]
-    elif model_type in _TIE_DEFAULT:
-        fields["tie_word_embeddings"] = _TIE_DEFAULT[model_type]
-    else:
-        fields["tie_word_embeddings"] = False
-        warnings.append(
-            f"{source}: no tie_word_embeddings; assumed a separate lm_head (the larger count)"
-        )
-
-    notes = ["published_params_b is the computed parameter count (imported config)."]
-    if model_type == "qwen2":
-        fields["attention_bias"] = True
-        notes.append("attention_bias set: Qwen2Attention hard-codes bias on q/k/v.")
-    elif "attention_bias" in cfg:
-        fields["attention_bias"] = cfg["attention_bias"]
-    if cfg.get("num_nextn_predict_layers"):
-        notes.append(
-            f"{cfg['num_nextn_predict_layers']} multi-token-prediction layer(s) not counted."
-        )
-
-    bad_types = [
-        k
-        for k, v in fields.items()
-        if k != "tie_word_embeddings"
-        and k != "attention_bias"
-        and (isinstance(v, bool) or not isinstance(v, int | float))
-    ]
-    if bad_types:
-        raise ArchConfigError(
-            f"{source}: {', '.join(bad_types)} must be whole numbers, got "
-            + ", ".join(f"{k}={fields[k]!r}" for k in bad_types)
-        )
-
-    hidden, heads = fields["hidden_size"], fields["num_attention_heads"]
-    if "head_dim" not in fields and "kv_lora_rank" not in fields and hidden % heads:
-        warnings.append(
-            f"{source}: hidden_size {hidden} is not a multiple of num_attention_heads {heads} "
-            "and there is no head_dim; head_dim taken as the integer quotient"
-        )
-    if heads % fields["num_key_value_heads"]:
-        warnings.append(
-            f"{source}: num_attention_heads {heads} is not a multiple of "
-            f"num_key_value_heads {fields['num_key_value_heads']}"
-        )
-
-    base = {
-        "sku": name,
-        "name": name,
-        "source": source,
-        "confidence": "B",
-        "model_type": model_type,
-        "notes": " ".join(notes),
-        "published_params_b": 1.0,  # replaced by the computed count just below
-        **fields,
-    }
-    try:
-        preset = ModelPreset.model_validate(base)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise ArchConfigError(f"{source}: {problems}") from exc
-    # Deferred import: engine.estimate's package may import engine.estimate.resolve -> engine.hub.
-    from engine.estimate.params import count_params
-
-    counts = count_params(preset)
-    update: dict[str, Any] = {"published_params_b": counts.total / 1e9}
-    if counts.is_moe:
-        update["published_active_params_b"] = counts.active / 1e9
-    return preset.model_copy(update=update), warnings

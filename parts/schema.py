@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 Confidence = Literal["A", "B", "C"]
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -218,16 +218,44 @@ class Psu(Record):
 # --------------------------------------------------------------------------- LLM presets
 
 
+MixerType = Literal[
+    "full_attention", "sliding_attention", "chunked_attention", "mamba", "mamba2", "none"
+]
+MlpType = Literal["dense", "moe", "none"]
+
+
+class SsmSpec(_Frozen):
+    """A state-space (Mamba) mixer's shape, as ``MambaConfig`` / ``Mamba2Config`` /
+    ``JambaConfig`` / ``NemotronHConfig`` define it (``engine.estimate.arch.hybrid``)."""
+
+    version: Literal[1, 2]
+    d_inner: int = Field(gt=0, description="expand x hidden_size (Mamba-2: heads x head_dim)")
+    state_size: int = Field(gt=0)
+    conv_kernel: int = Field(gt=0)
+    dt_rank: int = Field(0, ge=0, description="Mamba-1 time_step_rank")
+    n_heads: int = Field(0, ge=0, description="Mamba-2 heads")
+    n_groups: int = Field(1, ge=1, description="Mamba-2 B/C groups")
+    conv_bias: bool = True
+    proj_bias: bool = False
+    inner_norms: bool = Field(False, description="Jamba's dt/B/C RMSNorms inside the mixer")
+
+
 class ModelPreset(Record):
-    """Architecture fields as in the model's config.json (names follow Hugging Face)."""
+    """Architecture fields as in the model's config.json (names follow Hugging Face).
+
+    The fields after ``attention_bias`` describe what differs from a Llama-style decoder (SwiGLU
+    MLP, RMSNorm, no biases, untied unless ``tie_word_embeddings``); their defaults are the
+    Llama values, so a Llama-style preset needs none of them.  ``engine.estimate.arch`` fills
+    them from a config.json per model family; ``engine.estimate.params`` counts from them.
+    """
 
     kind: Literal["model"] = "model"
     model_type: str
     hidden_size: int = Field(gt=0)
-    intermediate_size: int = Field(gt=0)
+    intermediate_size: int = Field(ge=0, description="dense MLP width (0: no dense MLP)")
     num_hidden_layers: int = Field(gt=0)
-    num_attention_heads: int = Field(gt=0)
-    num_key_value_heads: int = Field(gt=0)
+    num_attention_heads: int = Field(ge=0, description="0 only for attention-free models")
+    num_key_value_heads: int = Field(ge=0)
     head_dim: int | None = Field(None, gt=0)
     vocab_size: int = Field(gt=0)
     tie_word_embeddings: bool = False
@@ -245,10 +273,59 @@ class ModelPreset(Record):
     qk_nope_head_dim: int | None = None
     qk_rope_head_dim: int | None = None
     v_head_dim: int | None = None
+    # Layout beyond a Llama-style decoder (defaults = Llama)
+    layer_types: tuple[MixerType, ...] | None = Field(
+        None, description="per layer mixer; None = full attention everywhere"
+    )
+    mlp_layer_types: tuple[MlpType, ...] | None = Field(
+        None, description="per layer FFN; None = dense, or MoE after first_k_dense_replace"
+    )
+    sliding_window: int | None = Field(None, gt=0, description="tokens a sliding layer keeps")
+    mlp_gated: bool = Field(True, description="gate+up+down (SwiGLU/GeGLU) vs up+down (GELU)")
+    mlp_bias: bool = False
+    attention_qkv_bias: bool | None = Field(None, description="None: from attention_bias")
+    attention_out_bias: bool | None = Field(None, description="None: from attention_bias")
+    norm_bias: bool = Field(False, description="LayerNorm with bias (vs RMSNorm)")
+    norm_params: bool = Field(True, description="False: non-parametric LayerNorm (OLMo 1)")
+    norms_per_layer: int | None = Field(None, ge=0, description="None: 2 (4 for Gemma 2/3)")
+    final_norm: bool = True
+    qk_norm: Literal["none", "head", "full"] = Field(
+        "none", description="head: one head_dim weight for q and k; full: per head"
+    )
+    position_embeddings: int = Field(0, ge=0, description="learned absolute position rows")
+    embedding_proj_dim: int | None = Field(None, gt=0, description="OPT word_embed_proj_dim")
+    lm_head_bias: bool = False
+    attention_sinks: bool = Field(False, description="gpt-oss: one learned sink per head")
+    shared_expert_intermediate_size: int | None = Field(None, ge=0)
+    shared_expert_gate: bool = Field(False, description="Qwen2-MoE sigmoid gate on the shared")
+    router_bias: bool = Field(False, description="per-expert router bias / score correction")
+    expert_bias: bool = Field(False, description="gpt-oss: biases on every expert projection")
+    ssm: SsmSpec | None = None
+    extra_params: int = Field(
+        0, ge=0, description="weights outside the decoder stack (vision tower, projector)"
+    )
     # Published figures the computed counts are checked against
     published_params_b: float = Field(gt=0, description="total parameters, billions")
     published_active_params_b: float | None = None
     hf_id: str | None = None
+
+    @model_validator(mode="after")
+    def _layout_matches_layers(self) -> ModelPreset:
+        for name in ("layer_types", "mlp_layer_types"):
+            value = getattr(self, name)
+            if value is not None and len(value) != self.num_hidden_layers:
+                raise ValueError(
+                    f"{name} lists {len(value)} layers but num_hidden_layers is "
+                    f"{self.num_hidden_layers}"
+                )
+        mixers = self.layer_types or ("full_attention",)
+        if any(m.endswith("attention") for m in mixers) and not (
+            self.num_attention_heads and self.num_key_value_heads
+        ):
+            raise ValueError("attention layers need num_attention_heads and num_key_value_heads")
+        if any(m.startswith("mamba") for m in mixers) and self.ssm is None:
+            raise ValueError("mamba layers need the ssm shape")
+        return self
 
 
 Part = Chassis | Gpu | Baseboard | Bridge | Cpu | Dimm | Nic | Drive | Psu | ModelPreset

@@ -90,8 +90,7 @@ CONFIGS: dict[str, dict] = {
         "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3",
                                 "quant_method": "fp8", "weight_block_size": [128, 128]},
     },
-    # https://huggingface.co/allenai/OLMo-2-1124-7B/blob/main/config.json (a type slotwise
-    # does not know: read as a Llama-style decoder with a warning)
+    # https://huggingface.co/allenai/OLMo-2-1124-7B/blob/main/config.json
     "olmo2": {
         "architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", "hidden_size": 4096,
         "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
@@ -178,8 +177,18 @@ def test_every_type_and_method_gives_complete_consistent_json(
     assert data["params"] / 1e9 == pytest.approx(total_b, rel=0.02)
     if active_b:
         assert data["active_params"] / 1e9 == pytest.approx(active_b, rel=0.03)
-    unknown = any("is not one slotwise knows" in w for w in data["warnings"])
-    assert unknown is (model_type == "olmo2")
+    assert not any("not a family" in w for w in data["warnings"])
+
+
+def test_unknown_model_type_exits_2_with_what_to_do(tmp_path, capsys):
+    cfg = {**CONFIGS["llama"], "model_type": "madeup_lm"}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg), encoding="utf-8")
+    rc = cli.main(["estimate", "--config", str(path), "--offline", "--json"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert "model_type 'madeup_lm' is not a family slotwise can count" in err
+    assert "--model" in err and "Traceback" not in err
 
 
 def test_min_gpus_really_fits_and_one_fewer_does_not(config_dir, capsys):

@@ -15,11 +15,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from engine.estimate.arch import ArchConfigError, arch_from_config
 from engine.estimate.params import count_params
 from engine.hub import (
-    ArchConfigError,
     HubError,
-    arch_from_config,
     cache_path,
     config_url,
     fetch_config,
@@ -295,7 +294,7 @@ def test_qwen2_gets_qkv_bias_even_though_config_lacks_it():
         "tie_word_embeddings": False,
     }
     preset, _ = arch_from_config(cfg, source="test", name="qwen")
-    assert preset.attention_bias is True
+    assert preset.attention_qkv_bias is True and preset.attention_out_bias is False
     assert preset.published_params_b == pytest.approx(7.61, rel=0.01)  # Qwen2.5-7B card
 
 
@@ -332,16 +331,25 @@ def test_phi3_mini_counts_its_published_3_8b():
     assert preset.published_params_b == pytest.approx(3.8, rel=0.01)
 
 
-def test_unknown_type_and_missing_fields_warn():
+def test_unknown_type_is_refused_not_counted_as_llama():
+    cfg = {**LLAMA_8B, "model_type": "madeup_lm"}
+    with pytest.raises(ArchConfigError, match=r"cfg\.json: model_type 'madeup_lm' is not a family"):
+        arch_from_config(cfg, source="cfg.json", name="x")
+
+
+def test_missing_optional_fields_take_the_config_class_defaults():
     cfg = {k: v for k, v in LLAMA_8B.items() if k not in ("num_key_value_heads",)}
-    cfg["model_type"] = "olmo2"
     cfg.pop("tie_word_embeddings")
     preset, warnings = arch_from_config(cfg, source="cfg.json", name="x")
-    text = " ".join(warnings)
-    assert "olmo2" in text and "Llama-style" in text
-    assert "no num_key_value_heads" in text and preset.num_key_value_heads == 32
-    assert "tie_word_embeddings" in text and preset.tie_word_embeddings is False
-    assert all(w.startswith("cfg.json:") for w in warnings)
+    assert warnings == []
+    assert preset.num_key_value_heads == 32 and preset.tie_word_embeddings is False
+
+
+def test_no_model_type_is_read_as_llama_with_a_warning():
+    cfg = {k: v for k, v in LLAMA_8B.items() if k != "model_type"}
+    preset, warnings = arch_from_config(cfg, source="cfg.json", name="x")
+    assert any("no model_type" in w and "Llama-style" in w for w in warnings)
+    assert count_params(preset).total == 8_030_261_248
 
 
 def test_text_config_of_a_multimodal_config_is_used():
@@ -408,5 +416,5 @@ def test_every_preset_round_trips_through_its_config_json_form(raw):
     a, b = count_params(imported), count_params(preset)
     assert (a.total, a.active) == (b.total, b.active)
     for field in cfg:
-        if field in ModelPreset.model_fields:
+        if field in raw and field in ModelPreset.model_fields:
             assert getattr(imported, field) == getattr(preset, field), field

@@ -136,9 +136,19 @@ def test_local_json_that_is_not_an_object(catalog, env):
 
 def test_local_config_missing_fields(catalog, env):
     path = env / "partial.json"
-    path.write_text(json.dumps({"model_type": "llama", "hidden_size": 64}))
+    path.write_text(json.dumps({"hidden_size": 64}))  # no model_type: nothing to default from
     with pytest.raises(ModelResolveError, match=r"partial\.json: missing intermediate_size"):
         resolve_arch(Workload(config=str(path)), catalog)
+
+
+def test_local_config_with_shape_fields_from_class_defaults_warns(catalog, env):
+    """transformers fills absent keys from LlamaConfig's defaults; so does slotwise, but a
+    missing shape field is a warning, never silent."""
+    path = env / "partial.json"
+    path.write_text(json.dumps({"model_type": "llama", "hidden_size": 64}))
+    preset, warnings = resolve_arch_with_warnings(Workload(config=str(path)), catalog)
+    assert preset.num_hidden_layers == 32 and preset.intermediate_size == 11008
+    assert any("intermediate_size=11008" in w and "defaults for llama" in w for w in warnings)
 
 
 def test_missing_file_is_not_sent_to_the_hub(catalog, env):
@@ -156,7 +166,7 @@ def test_directory_without_config(catalog, env):
 
 def test_hub_id_fetched_then_cached_offline(catalog, hub):
     arch, warnings = resolve_arch_with_warnings(Workload(config="Qwen/Qwen2.5-7B"), catalog)
-    assert warnings == [] and arch.sku == "Qwen/Qwen2.5-7B" and arch.attention_bias
+    assert warnings == [] and arch.sku == "Qwen/Qwen2.5-7B" and arch.attention_qkv_bias
     assert arch.hf_id == "Qwen/Qwen2.5-7B"
     assert arch.source.endswith("/Qwen/Qwen2.5-7B/resolve/main/config.json")
     assert cache_path("Qwen/Qwen2.5-7B").is_file()

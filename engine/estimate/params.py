@@ -74,6 +74,11 @@ class ParamCounts:
     norms: int
     dense_layers: int
     moe_layers: int
+    attention_layers: int = 0
+    ssm_per_layer: int = 0  # one Mamba mixer
+    ssm_layers: int = 0
+    routed_expert: int = 0  # one routed expert's weights
+    other: int = 0  # OPT's embedding projections, a vision tower (extra_params)
 
     @property
     def layers(self) -> int:
@@ -119,8 +124,11 @@ class LinearShape:
 
 
 def head_dim(arch: ModelPreset) -> int:
-    """``head_dim`` from the config, else ``hidden_size // num_attention_heads`` (HF default)."""
-    return arch.head_dim or arch.hidden_size // arch.num_attention_heads
+    """``head_dim`` from the config, else ``hidden_size // num_attention_heads`` (HF default);
+    0 for an attention-free model."""
+    if arch.head_dim:
+        return arch.head_dim
+    return arch.hidden_size // arch.num_attention_heads if arch.num_attention_heads else 0
 
 
 def is_mla(arch: ModelPreset) -> bool:
@@ -128,13 +136,35 @@ def is_mla(arch: ModelPreset) -> bool:
     return arch.kv_lora_rank is not None
 
 
-def layer_split(arch: ModelPreset) -> tuple[int, int]:
-    """(dense layers, MoE layers).  MoE models: the first ``first_k_dense_replace`` are dense."""
+def mixer_types(arch: ModelPreset) -> tuple[str, ...]:
+    """Each layer's token mixer (``layer_types``; full attention everywhere when absent)."""
+    return arch.layer_types or ("full_attention",) * arch.num_hidden_layers
+
+
+def is_attention(mixer: str) -> bool:
+    return mixer.endswith("attention")
+
+
+def attention_layer_count(arch: ModelPreset) -> int:
+    return sum(1 for m in mixer_types(arch) if is_attention(m))
+
+
+def mlp_types(arch: ModelPreset) -> tuple[str, ...]:
+    """Each layer's FFN: ``mlp_layer_types``, else dense everywhere, or (MoE models) dense for
+    the first ``first_k_dense_replace`` layers and MoE after them (DeepSeek's layout)."""
+    if arch.mlp_layer_types:
+        return arch.mlp_layer_types
     n = arch.num_hidden_layers
     if not arch.num_experts:
-        return n, 0
+        return ("dense" if arch.intermediate_size else "none",) * n
     dense = min(arch.first_k_dense_replace or 0, n)
-    return dense, n - dense
+    return ("dense",) * dense + ("moe",) * (n - dense)
+
+
+def layer_split(arch: ModelPreset) -> tuple[int, int]:
+    """(layers with a dense MLP, layers with a MoE block)."""
+    kinds = mlp_types(arch)
+    return kinds.count("dense"), kinds.count("moe")
 
 
 def expert_intermediate(arch: ModelPreset) -> int:
@@ -142,15 +172,45 @@ def expert_intermediate(arch: ModelPreset) -> int:
     return arch.moe_intermediate_size or arch.intermediate_size
 
 
-def _norms_per_layer(arch: ModelPreset) -> int:
+def shared_expert_intermediate(arch: ModelPreset) -> int:
+    """Total width of the always-on shared expert(s): ``shared_expert_intermediate_size``
+    (Qwen2-MoE, Llama 4) else ``n_shared_experts x moe_intermediate_size`` (DeepSeek)."""
+    if arch.shared_expert_intermediate_size is not None:
+        return arch.shared_expert_intermediate_size
+    return (arch.n_shared_experts or 0) * expert_intermediate(arch)
+
+
+def norms_per_layer(arch: ModelPreset) -> int:
+    if arch.norms_per_layer is not None:
+        return arch.norms_per_layer
     return 4 if arch.model_type in FOUR_NORM_MODEL_TYPES else 2
 
 
+def norm_params(arch: ModelPreset, width: int) -> int:
+    """One norm over ``width``: RMSNorm has a weight, LayerNorm a weight and a bias."""
+    if not arch.norm_params:
+        return 0
+    return width * (2 if arch.norm_bias else 1)
+
+
+def mlp_params(hidden: int, inter: int, *, gated: bool, bias: bool) -> int:
+    """A gated MLP (gate, up: hidden->inter; down: inter->hidden) or a two-matrix one."""
+    if inter <= 0:
+        return 0
+    mats = 3 if gated else 2
+    biases = ((2 if gated else 1) * inter + hidden) if bias else 0
+    return mats * hidden * inter + biases
+
+
 def _qkv_bias(arch: ModelPreset) -> bool:
+    if arch.attention_qkv_bias is not None:
+        return arch.attention_qkv_bias
     return arch.attention_bias or arch.model_type in QKV_BIAS_MODEL_TYPES
 
 
 def _o_bias(arch: ModelPreset) -> bool:
+    if arch.attention_out_bias is not None:
+        return arch.attention_out_bias
     return arch.attention_bias and arch.model_type not in QKV_BIAS_MODEL_TYPES
 
 
@@ -193,42 +253,46 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
     """The model's linear layers grouped by LoRA target (q, k, v, o, gate, up, down).
 
     Each value lists the :class:`LinearShape` families the target matches across the whole
-    model (``count`` = how many such layers exist: layers, x experts for MoE FFNs).  For MLA,
-    ``q`` is q_a_proj + q_b_proj, ``k`` is kv_a_proj_with_mqa and ``v`` is kv_b_proj (the
-    projections PEFT users target for DeepSeek).  MoE: ``gate``/``up``/``down`` cover the dense
-    layers' MLP, every routed expert and the shared experts; the router (also named ``gate`` in
-    the checkpoint) is excluded.  Whether a LoRA library can adapt the experts depends on its
-    version (recent ``transformers`` store experts as fused 3-D parameters, not Linears), so for
-    MoE models the expert entries are an upper bound on what "all-linear" adapts.
+    model (``count`` = how many such layers exist: attention layers, x experts for MoE FFNs).
+    For MLA, ``q`` is q_a_proj + q_b_proj, ``k`` is kv_a_proj_with_mqa and ``v`` is kv_b_proj
+    (the projections PEFT users target for DeepSeek).  MoE: ``gate``/``up``/``down`` cover the
+    dense layers' MLP, every routed expert and the shared experts; the router (also named
+    ``gate`` in the checkpoint) is excluded.  A two-matrix MLP (GPT-2, OPT, NeoX, Falcon, phi)
+    has no ``gate``.  Fused checkpoints (GPT-2 ``c_attn``, NeoX ``query_key_value``, Phi-3
+    ``qkv_proj``) are listed as their q/k/v parts; LoRA on the fused matrix has the same
+    ``r x in`` A-matrix once instead of three times, a difference under 1 % of the adapter.
+    Mamba mixers' projections are not LoRA targets here.  Whether a LoRA library can adapt the
+    experts depends on its version (recent ``transformers`` store experts as fused 3-D
+    parameters, not Linears), so for MoE models the expert entries are an upper bound on what
+    "all-linear" adapts.
     """
     h = arch.hidden_size
     dense, moe = layer_split(arch)
-    out = _attention_linears(arch, arch.num_hidden_layers)
+    out = _attention_linears(arch, attention_layer_count(arch))
     gate: list[LinearShape] = []
     up: list[LinearShape] = []
     down: list[LinearShape] = []
 
-    def ffn(prefix: str, inter: int, count: int) -> None:
+    def ffn(prefix: str, inter: int, count: int, bias: bool = False) -> None:
         if count <= 0 or inter <= 0:
             return
-        gate.append(LinearShape(f"{prefix}gate_proj", h, inter, count))
-        up.append(LinearShape(f"{prefix}up_proj", h, inter, count))
-        down.append(LinearShape(f"{prefix}down_proj", inter, h, count))
+        if arch.mlp_gated:
+            gate.append(LinearShape(f"{prefix}gate_proj", h, inter, count, bias))
+        up.append(LinearShape(f"{prefix}up_proj", h, inter, count, bias))
+        down.append(LinearShape(f"{prefix}down_proj", inter, h, count, bias))
 
-    ffn("mlp.", arch.intermediate_size, dense)
+    ffn("mlp.", arch.intermediate_size, dense, arch.mlp_bias)
     if moe:
+        n = moe * (arch.num_experts or 0)
+        inter = expert_intermediate(arch)
         if arch.model_type == "mixtral":
             # MixtralBlockSparseTop2MLP names them w1 (gate), w3 (up), w2 (down).
-            n = moe * (arch.num_experts or 0)
-            inter = expert_intermediate(arch)
             gate.append(LinearShape("experts.w1", h, inter, n))
             up.append(LinearShape("experts.w3", h, inter, n))
             down.append(LinearShape("experts.w2", inter, h, n))
         else:
-            ffn("experts.", expert_intermediate(arch), moe * (arch.num_experts or 0))
-        shared = arch.n_shared_experts or 0
-        if shared:
-            ffn("shared_experts.", expert_intermediate(arch) * shared, moe)
+            ffn("experts.", inter, n, arch.expert_bias)
+        ffn("shared_experts.", shared_expert_intermediate(arch), moe)
     out["gate"] = tuple(gate)
     out["up"] = tuple(up)
     out["down"] = tuple(down)
@@ -252,12 +316,47 @@ def lora_params(arch: ModelPreset, targets: tuple[str, ...] | list[str], rank: i
 # ------------------------------------------------------------------------------ counting
 
 
-def _attention_per_layer(arch: ModelPreset) -> int:
+def attention_params_per_layer(arch: ModelPreset) -> int:
+    """One attention layer: q/k/v/o (with their biases), q/k norms, MLA's two internal
+    RMSNorms (``q_a_layernorm``, ``kv_a_layernorm``) and gpt-oss's per-head sinks."""
+    if not arch.num_attention_heads:
+        return 0
     per = sum(s.weights for shapes in _attention_linears(arch, 1).values() for s in shapes)
     if is_mla(arch):
-        # q_a_layernorm (q_lora_rank) and kv_a_layernorm (kv_lora_rank) weights.
         per += (arch.q_lora_rank or 0) + (arch.kv_lora_rank or 0)
+    hd = head_dim(arch)
+    if arch.qk_norm == "head":  # Qwen3, Gemma 3: RMSNorm(head_dim) shared by every head
+        per += 2 * hd
+    elif arch.qk_norm == "full":  # OLMo 2, Cohere, StableLM: a weight per head and channel
+        per += (arch.num_attention_heads + arch.num_key_value_heads) * hd
+    if arch.attention_sinks:
+        per += arch.num_attention_heads
     return per
+
+
+def ssm_params_per_layer(arch: ModelPreset) -> int:
+    """One Mamba mixer, as ``MambaMixer`` / ``Mamba2Mixer`` / ``JambaMambaMixer`` /
+    ``NemotronHMamba2Mixer`` build it (see the module docstring)."""
+    s = arch.ssm
+    if s is None:
+        return 0
+    h, d, n, k = arch.hidden_size, s.d_inner, s.state_size, s.conv_kernel
+    if s.version == 1:
+        in_proj = h * 2 * d + (2 * d if s.proj_bias else 0)
+        conv = d * k + (d if s.conv_bias else 0)
+        x_proj = d * (s.dt_rank + 2 * n)
+        dt_proj = s.dt_rank * d + d
+        a_log_d = d * n + d
+        out_proj = d * h + (h if s.proj_bias else 0)
+        inner = (s.dt_rank + 2 * n) if s.inner_norms else 0
+        return in_proj + conv + x_proj + dt_proj + a_log_d + out_proj + inner
+    conv_dim = d + 2 * s.n_groups * n
+    proj = d + conv_dim + s.n_heads
+    in_proj = h * proj + (proj if s.proj_bias else 0)
+    conv = conv_dim * k + (conv_dim if s.conv_bias else 0)
+    heads = 3 * s.n_heads  # dt_bias, A_log, D
+    out_proj = d * h + (h if s.proj_bias else 0)
+    return in_proj + conv + heads + d + out_proj  # + the gated RMSNorm over d_inner
 
 
 def count_params(arch: ModelPreset) -> ParamCounts:
@@ -265,42 +364,63 @@ def count_params(arch: ModelPreset) -> ParamCounts:
     h = arch.hidden_size
     v = arch.vocab_size
     dense, moe = layer_split(arch)
+    mixers = mixer_types(arch)
+    attn_layers = sum(1 for m in mixers if is_attention(m))
+    ssm_layers = sum(1 for m in mixers if m.startswith("mamba"))
 
-    embedding = v * h
-    lm_head = 0 if arch.tie_word_embeddings else v * h
-    attention = _attention_per_layer(arch)
-    mlp = 3 * h * arch.intermediate_size if dense else 0
+    emb_dim = arch.embedding_proj_dim or h
+    embedding = v * emb_dim + arch.position_embeddings * h
+    lm_head = 0 if arch.tie_word_embeddings else v * emb_dim
+    lm_head += v if arch.lm_head_bias else 0
+    other = arch.extra_params
+    if emb_dim != h:  # OPT-350m: project_in and project_out (no bias)
+        other += 2 * emb_dim * h
+    attention = attention_params_per_layer(arch)
+    ssm = ssm_params_per_layer(arch)
+    mlp = mlp_params(h, arch.intermediate_size, gated=arch.mlp_gated, bias=arch.mlp_bias)
 
-    moe_total = moe_active = 0
+    moe_total = moe_active = expert = 0
     if moe:
         experts = arch.num_experts or 0
-        per_expert = 3 * h * expert_intermediate(arch)
-        router = experts * h + (experts if arch.model_type in ROUTER_BIAS_MODEL_TYPES else 0)
-        shared = (arch.n_shared_experts or 0) * per_expert
+        expert = mlp_params(
+            h, expert_intermediate(arch), gated=arch.mlp_gated, bias=arch.expert_bias
+        )
+        router_bias = arch.router_bias or arch.model_type in ROUTER_BIAS_MODEL_TYPES
+        router = experts * h + (experts if router_bias else 0)
+        shared = mlp_params(h, shared_expert_intermediate(arch), gated=arch.mlp_gated, bias=False)
+        shared += h if arch.shared_expert_gate else 0
         k = min(arch.num_experts_per_tok or experts, experts)
-        moe_total = router + experts * per_expert + shared
-        moe_active = router + k * per_expert + shared
+        moe_total = router + experts * expert + shared
+        moe_active = router + k * expert + shared
 
-    norms = arch.num_hidden_layers * _norms_per_layer(arch) * h + h
+    norms = arch.num_hidden_layers * norms_per_layer(arch) * norm_params(arch, h)
+    norms += norm_params(arch, h) if arch.final_norm else 0
     total = (
         embedding
         + lm_head
-        + arch.num_hidden_layers * attention
+        + attn_layers * attention
+        + ssm_layers * ssm
         + dense * mlp
         + moe * moe_total
         + norms
+        + other
     )
-    active = total - moe * (moe_total - moe_active)
+    active = total - moe * (moe_total - moe_active) - arch.extra_params
     return ParamCounts(
         total=total,
         active=active,
         embedding=embedding,
         lm_head=lm_head,
         attention_per_layer=attention,
-        mlp_per_layer=mlp,
+        mlp_per_layer=mlp if dense else 0,
         moe_per_layer=moe_total,
         moe_active_per_layer=moe_active,
         norms=norms,
         dense_layers=dense,
         moe_layers=moe,
+        attention_layers=attn_layers,
+        ssm_per_layer=ssm,
+        ssm_layers=ssm_layers,
+        routed_expert=expert,
+        other=other,
     )

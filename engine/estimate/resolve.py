@@ -18,14 +18,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.hub import (
-    DEFAULT_TIMEOUT_S,
-    ArchConfigError,
-    HubError,
-    arch_from_config,
-    fetch_config,
-    is_repo_id,
-)
+from engine.estimate.arch import ArchConfigError, arch_from_config
 from parts.schema import ModelPreset
 
 if TYPE_CHECKING:
@@ -42,7 +35,7 @@ def resolve_arch(
     catalog: Catalog,
     *,
     offline: bool = False,
-    timeout: float = DEFAULT_TIMEOUT_S,
+    timeout: float | None = None,
 ) -> ModelPreset:
     """The architecture of the workload's model (see the module docstring)."""
     preset, _ = resolve_arch_with_warnings(workload, catalog, offline=offline, timeout=timeout)
@@ -54,7 +47,7 @@ def resolve_arch_with_warnings(
     catalog: Catalog,
     *,
     offline: bool = False,
-    timeout: float = DEFAULT_TIMEOUT_S,
+    timeout: float | None = None,
 ) -> tuple[ModelPreset, list[str]]:
     if workload.model:
         return _preset(workload.model, catalog), []
@@ -91,7 +84,13 @@ def _preset(model_id: str, catalog: Catalog) -> ModelPreset:
 # ------------------------------------------------------------------------------ config.json
 
 
-def _from_config_ref(ref: str, *, offline: bool, timeout: float) -> tuple[ModelPreset, list[str]]:
+def _from_config_ref(
+    ref: str, *, offline: bool, timeout: float | None
+) -> tuple[ModelPreset, list[str]]:
+    # engine.hub (httpx) is imported only when a Hub id is resolved: evaluating a build or a
+    # preset never loads the network stack.
+    from engine.hub import DEFAULT_TIMEOUT_S, HubError, fetch_config, is_repo_id
+
     path = Path(ref).expanduser()
     if path.is_dir():
         path = path / "config.json"
@@ -107,7 +106,9 @@ def _from_config_ref(ref: str, *, offline: bool, timeout: float) -> tuple[ModelP
             "Hugging Face model id such as meta-llama/Llama-3.1-8B."
         )
     try:
-        fetched = fetch_config(ref, offline=offline, timeout=timeout)
+        fetched = fetch_config(
+            ref, offline=offline, timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout
+        )
     except HubError as exc:
         raise ModelResolveError(f"--config {ref}: {exc}") from exc
     warnings: list[str] = []

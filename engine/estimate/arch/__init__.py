@@ -1,0 +1,228 @@
+"""config.json -> :class:`ModelPreset`: the architecture of a model, per model family.
+
+Pure data mapping (no I/O, no network): :mod:`engine.hub` fetches a config.json and
+:mod:`engine.estimate.resolve` calls :func:`arch_from_config` on it.  Each ``model_type`` has a
+function in one of the family modules (:mod:`.decoders` Llama-style, :mod:`.moe`, :mod:`.gpt`
+GPT-2/J/NeoX/OPT/Falcon/phi/Qwen v1, :mod:`.hybrid` Mamba/Jamba/Nemotron-H) that reads the
+family's field names and aliases, fills absent keys with the family's ``transformers`` config
+class defaults (listed in the preset's notes) and describes what differs from a Llama-style
+decoder (biases, LayerNorm vs RMSNorm, two-matrix MLPs, tied embeddings, MoE layout, sliding or
+Mamba layers); :mod:`engine.estimate.params` counts from that description.
+
+A ``model_type`` with no function is refused with :class:`ArchConfigError` (the CLI exits 2)
+naming the known families and what to do; it is never counted as a Llama.  A dict without any
+``model_type`` (architecture numbers typed in by hand) is read with the Llama field names and
+a warning saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.estimate.arch import decoders, gpt, hybrid, moe
+from engine.estimate.arch.reader import ArchConfigError, ConfigReader
+from engine.estimate.arch.vision import vision_params
+from engine.estimate.params import count_params
+from parts.schema import ModelPreset
+
+__all__ = ["KNOWN_MODEL_TYPES", "ArchConfigError", "arch_from_config", "family_of"]
+
+Family = Callable[[ConfigReader], dict[str, Any]]
+
+FAMILIES: dict[str, Family] = {
+    # Llama-style decoders
+    "llama": decoders.llama,
+    "mistral": decoders.mistral,
+    "ministral": decoders.ministral,
+    "ministral3": decoders.ministral,
+    "qwen2": decoders.qwen2,
+    "qwen3": decoders.qwen3,
+    "phi3": decoders.phi3,
+    "gemma": decoders.gemma,
+    "gemma2": decoders.gemma2,
+    "gemma3_text": decoders.gemma3_text,
+    "cohere": decoders.cohere,
+    "cohere2": decoders.cohere2,
+    "olmo": decoders.olmo,
+    "olmo2": decoders.olmo2,
+    "olmo3": decoders.olmo3,
+    "stablelm": decoders.stablelm,
+    "internlm": decoders.internlm,
+    "internlm2": decoders.internlm2,
+    "baichuan": decoders.remote_llama,
+    "starcoder2": decoders.starcoder2,
+    "chatglm": decoders.chatglm,
+    # Mixture of experts
+    "mixtral": moe.mixtral,
+    "minicpm": moe.minicpm,
+    "qwen2_moe": moe.qwen2_moe,
+    "qwen3_moe": moe.qwen3_moe,
+    "deepseek": moe.deepseek,
+    "deepseek_v2": moe.deepseek_v2,
+    "deepseek_v3": moe.deepseek_v3,
+    "kimi_k2": moe.deepseek_v3,
+    "llama4_text": moe.llama4_text,
+    "gpt_oss": moe.gpt_oss,
+    # GPT-style
+    "gpt2": gpt.gpt2,
+    "gpt_bigcode": gpt.gpt_bigcode,
+    "gptj": gpt.gptj,
+    "gpt_neox": gpt.gpt_neox,
+    "opt": gpt.opt,
+    "falcon": gpt.falcon,
+    "RefinedWeb": gpt.falcon,
+    "RefinedWebModel": gpt.falcon,
+    "phi": gpt.phi,
+    "phi-msft": gpt.phi,
+    "qwen": gpt.qwen,
+    # State-space and hybrids
+    "mamba": hybrid.mamba,
+    "mamba2": hybrid.mamba2,
+    "jamba": hybrid.jamba,
+    "nemotron_h": hybrid.nemotron_h,
+}
+KNOWN_MODEL_TYPES = frozenset(FAMILIES)
+
+# Fields that set the model's size: taking one from a class default is worth a warning.
+_SHAPE_FIELDS = frozenset(
+    {
+        "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+        "head_dim", "vocab_size", "n_embd", "n_layer", "n_head",
+        "num_local_experts", "num_experts", "moe_intermediate_size", "ffn_dim",
+    }
+)  # fmt: skip
+
+# Multimodal wrappers whose language model sits under text_config.
+_TEXT_CONFIG_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "ministral3"}
+
+
+def family_of(model_type: str) -> Family | None:
+    return FAMILIES.get(model_type)
+
+
+def _unknown(model_type: str, source: str) -> ArchConfigError:
+    return ArchConfigError(
+        f"{source}: model_type {model_type!r} is not a family slotwise can count, so its "
+        "size and memory would be a guess. Known: "
+        + ", ".join(sorted(KNOWN_MODEL_TYPES, key=str.lower))
+        + ". Use a preset (--model), a config.json of a known family, or, if the model is a "
+        "Llama-style decoder, a copy of its config.json with model_type set to llama"
+    )
+
+
+def _text_part(cfg: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(the language model's config, the outer multimodal config or None)."""
+    text = cfg.get("text_config")
+    outer_type = cfg.get("model_type")
+    if not isinstance(text, dict):
+        return cfg, None
+    if "hidden_size" in cfg and outer_type not in _TEXT_CONFIG_TYPES:
+        return cfg, None
+    inner = dict(text)
+    if not isinstance(inner.get("model_type"), str):
+        default = _TEXT_CONFIG_TYPES.get(outer_type) if isinstance(outer_type, str) else None
+        inner["model_type"] = default or outer_type
+    # tie_word_embeddings of a wrapper applies to its language model.
+    if "tie_word_embeddings" in cfg and "tie_word_embeddings" not in inner:
+        inner["tie_word_embeddings"] = cfg["tie_word_embeddings"]
+    return inner, cfg
+
+
+def _validate(fields: dict[str, Any], source: str) -> ModelPreset:
+    try:
+        return ModelPreset.model_validate(fields)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ArchConfigError(f"{source}: {problems}") from exc
+
+
+def arch_from_config(
+    cfg: dict[str, Any], *, source: str, name: str
+) -> tuple[ModelPreset, list[str]]:
+    """Map a config.json dict to a :class:`ModelPreset`; also return warnings for the user.
+
+    ``published_params_b`` of the result is the computed count (there is no published figure
+    for an imported config); ``notes`` says so, names the family and lists the config-class
+    defaults used for absent keys.  Raises :class:`ArchConfigError` naming ``source`` and the
+    missing or bad fields, or the unknown ``model_type``.
+    """
+    if not isinstance(cfg, dict):
+        raise ArchConfigError(f"{source}: expected a JSON object of config fields")
+    warnings: list[str] = []
+    text, outer = _text_part(cfg, source)
+    model_type = text.get("model_type")
+    if not isinstance(model_type, str) or not model_type:
+        model_type = "llama"
+        warnings.append(
+            f"{source}: no model_type; read as a Llama-style decoder "
+            "(SwiGLU MLP, RMSNorm, no biases) from the Llama field names"
+        )
+        family: Family = decoders.remote_llama
+    else:
+        found = family_of(model_type)
+        if found is None:
+            raise _unknown(model_type, source)
+        family = found
+    r = ConfigReader(text, source)
+    fields = family(r)
+    r.check()
+    warnings += r.warnings
+    shape_defaults = [d for d in r.defaults_used if d.split("=")[0] in _SHAPE_FIELDS]
+    if shape_defaults:
+        warnings.append(
+            f"{source}: {', '.join(dict.fromkeys(shape_defaults))} absent from the config; "
+            f"taken from the transformers defaults for {model_type} (check the file is complete)"
+        )
+    if outer is not None:
+        extra, vis_warn, vis_notes = vision_params(outer, fields["hidden_size"], source)
+        warnings.append(
+            f"{source}: read text_config (the language model, {model_type})"
+            + ("" if extra or vis_warn else "; no vision tower found")
+        )
+        warnings += vis_warn
+        r.notes += vis_notes
+        if extra:
+            fields["extra_params"] = extra
+
+    hidden, heads = fields["hidden_size"], fields.get("num_attention_heads", 0)
+    if heads and "head_dim" not in fields and "kv_lora_rank" not in fields and hidden % heads:
+        warnings.append(
+            f"{source}: hidden_size {hidden} is not a multiple of num_attention_heads {heads} "
+            "and there is no head_dim; head_dim taken as the integer quotient"
+        )
+    kv = fields.get("num_key_value_heads", 0)
+    if heads and kv and heads % kv:
+        warnings.append(
+            f"{source}: num_attention_heads {heads} is not a multiple of num_key_value_heads {kv}"
+        )
+
+    notes = [f"Counted as {model_type} (engine.estimate.arch)."]
+    notes += [n.rstrip(".") + "." for n in r.notes]
+    if r.defaults_used:
+        notes.append(
+            "Absent from config.json, taken from the transformers config class default: "
+            + ", ".join(dict.fromkeys(r.defaults_used))
+            + "."
+        )
+    notes.append("published_params_b is the computed parameter count (imported config).")
+    base = {
+        "sku": name,
+        "name": name,
+        "source": source,
+        "confidence": "B",
+        "model_type": model_type,
+        "notes": " ".join(notes),
+        "published_params_b": 1.0,  # replaced by the computed count just below
+        **fields,
+    }
+    preset = _validate(base, source)
+    counts = count_params(preset)
+    update: dict[str, Any] = {"published_params_b": counts.total / 1e9}
+    if counts.is_moe:
+        update["published_active_params_b"] = counts.active / 1e9
+    return preset.model_copy(update=update), warnings

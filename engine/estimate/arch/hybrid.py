@@ -1,0 +1,204 @@
+"""State-space and hybrid families: Mamba, Mamba-2, Jamba, Nemotron-H.
+
+Per family (``transformers`` ``modeling_<family>.py``; defaults from the config class):
+
+* Mamba (``MambaConfig``: vocab 50280, hidden 768, state 16, 32 layers, expand 2, conv 4,
+  ``time_step_rank`` "auto" = ceil(hidden / 16), ``use_bias`` off, ``use_conv_bias`` on,
+  tied): each layer is one RMSNorm + ``MambaMixer`` (``in_proj`` hidden -> 2 d_inner,
+  depthwise ``conv1d``, ``x_proj`` d_inner -> dt_rank + 2 state, ``dt_proj`` with bias,
+  ``A_log`` d_inner x state, ``D``, ``out_proj``).  No attention, no MLP.
+* Mamba-2 (``Mamba2Config``: 128 heads of 64, state 128, 8 groups, hidden 4096, 64 layers,
+  vocab 32768, untied): ``in_proj`` hidden -> d_inner + (d_inner + 2 groups state) + heads,
+  conv over d_inner + 2 groups state, ``dt_bias``/``A_log``/``D`` per head, a gated RMSNorm over
+  d_inner, ``out_proj``.
+* Jamba (``JambaConfig``: attention on layer ``i % attn_layer_period == attn_layer_offset``
+  (8, 4), Mamba elsewhere; MoE FFN on ``i % expert_layer_period == expert_layer_offset``
+  (2, 1) with ``num_experts`` 16, top 2; the Mamba mixer adds RMSNorms over dt, B and C).
+* Nemotron-H: ``hybrid_override_pattern`` gives each block's kind: ``M`` Mamba-2 mixer,
+  ``*`` attention, ``-`` two-matrix ReLU² MLP, ``E`` MoE of such MLPs (Nemotron 3, with a
+  shared expert and DeepSeek-style score-correction bias); one RMSNorm per block.
+
+Only attention layers hold a KV cache; Mamba layers hold a fixed-size state per sequence
+(:mod:`engine.estimate.kvcache`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.estimate.arch.common import Fields
+from engine.estimate.arch.reader import ConfigReader
+
+
+def _dt_rank(r: ConfigReader, hidden: int, *names: str) -> int:
+    value = r.raw(*names)
+    if value is None or value == "auto":
+        return math.ceil(hidden / 16)
+    return r.int(*names)
+
+
+def _no_attention(f: Fields) -> Fields:
+    f.update(num_attention_heads=0, num_key_value_heads=0, intermediate_size=0, norms_per_layer=1)
+    return f
+
+
+def mamba(r: ConfigReader) -> Fields:
+    h = r.int("hidden_size", "d_model", default=768)
+    n = r.int("num_hidden_layers", "n_layer", default=32)
+    expand = r.int("expand", default=2)
+    d_inner = r.int("intermediate_size", default=expand * h)
+    f: Fields = {
+        "hidden_size": h,
+        "num_hidden_layers": n,
+        "vocab_size": r.int("vocab_size", default=50280),
+        "tie_word_embeddings": r.bool("tie_word_embeddings", default=True),
+        "layer_types": ("mamba",) * n,
+        "mlp_layer_types": ("none",) * n,
+        "ssm": {
+            "version": 1,
+            "d_inner": d_inner,
+            "state_size": r.int("state_size", default=16),
+            "conv_kernel": r.int("conv_kernel", default=4),
+            "dt_rank": _dt_rank(r, h, "time_step_rank"),
+            "conv_bias": r.bool("use_conv_bias", default=True),
+            "proj_bias": r.bool("use_bias", default=False),
+        },
+    }
+    return _no_attention(f)
+
+
+def mamba2(r: ConfigReader) -> Fields:
+    h = r.int("hidden_size", default=4096)
+    n = r.int("num_hidden_layers", default=64)
+    heads = r.int("num_heads", default=128)
+    head_dim = r.int("head_dim", default=64)
+    expand = r.int("expand", default=2)
+    f: Fields = {
+        "hidden_size": h,
+        "num_hidden_layers": n,
+        "vocab_size": r.int("vocab_size", default=32768),
+        "tie_word_embeddings": r.bool("tie_word_embeddings", default=False),
+        "layer_types": ("mamba2",) * n,
+        "mlp_layer_types": ("none",) * n,
+        "ssm": {
+            "version": 2,
+            "d_inner": expand * h,
+            "state_size": r.int("state_size", default=128),
+            "conv_kernel": r.int("conv_kernel", default=4),
+            "n_heads": heads,
+            "n_groups": r.int("n_groups", default=8),
+            "conv_bias": r.bool("use_conv_bias", default=True),
+            "proj_bias": r.bool("use_bias", default=False),
+        },
+    }
+    if expand * h != heads * head_dim:
+        r.warnings.append(
+            f"{r.source}: expand x hidden_size ({expand * h}) differs from num_heads x head_dim "
+            f"({heads * head_dim}); counted with expand x hidden_size as Mamba2Mixer does"
+        )
+    return _no_attention(f)
+
+
+def jamba(r: ConfigReader) -> Fields:
+    h = r.int("hidden_size", default=4096)
+    n = r.int("num_hidden_layers", default=32)
+    heads = r.int("num_attention_heads", default=32)
+    attn_period = r.int("attn_layer_period", default=8)
+    attn_offset = r.int("attn_layer_offset", default=4, minimum=0)
+    exp_period = r.int("expert_layer_period", default=2)
+    exp_offset = r.int("expert_layer_offset", default=1, minimum=0)
+    experts = r.int("num_experts", default=16)
+    f: Fields = {
+        "hidden_size": h,
+        "intermediate_size": r.int("intermediate_size", default=14336),
+        "num_hidden_layers": n,
+        "num_attention_heads": heads,
+        "num_key_value_heads": r.int("num_key_value_heads", default=8),
+        "vocab_size": r.int("vocab_size", default=65536),
+        "tie_word_embeddings": r.bool("tie_word_embeddings", default=False),
+        "layer_types": tuple(
+            "full_attention" if i % attn_period == attn_offset else "mamba" for i in range(n)
+        ),
+        "mlp_layer_types": tuple(
+            "moe" if experts > 1 and i % exp_period == exp_offset else "dense" for i in range(n)
+        ),
+        "num_experts": experts,
+        "num_experts_per_tok": r.int("num_experts_per_tok", default=2),
+        "ssm": {
+            "version": 1,
+            "d_inner": r.int("mamba_expand", default=2) * h,
+            "state_size": r.int("mamba_d_state", default=16),
+            "conv_kernel": r.int("mamba_d_conv", default=4),
+            "dt_rank": _dt_rank(r, h, "mamba_dt_rank"),
+            "conv_bias": r.bool("mamba_conv_bias", default=True),
+            "proj_bias": r.bool("mamba_proj_bias", default=False),
+            "inner_norms": True,
+        },
+    }
+    return f
+
+
+_NEMOTRON_KINDS = {
+    "M": ("mamba2", "none"),
+    "*": ("full_attention", "none"),
+    "-": ("none", "dense"),
+    "E": ("none", "moe"),
+}
+
+
+def nemotron_h(r: ConfigReader) -> Fields:
+    pattern = r.str("hybrid_override_pattern")
+    if not pattern:
+        r.missing.append("hybrid_override_pattern")
+        pattern = "*"
+    unknown = sorted(set(pattern) - set(_NEMOTRON_KINDS))
+    if unknown:
+        r.bad.append(
+            f"hybrid_override_pattern has {', '.join(repr(c) for c in unknown)} "
+            "(known: M Mamba-2, * attention, - MLP, E MoE)"
+        )
+        pattern = "".join(c for c in pattern if c in _NEMOTRON_KINDS) or "*"
+    n = r.int("num_hidden_layers", default=len(pattern))
+    if n != len(pattern):
+        r.bad.append(f"num_hidden_layers={n} but hybrid_override_pattern has {len(pattern)}")
+        n = len(pattern)
+    h = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    m_heads = r.int("mamba_num_heads")
+    f: Fields = {
+        "hidden_size": h,
+        "intermediate_size": r.int("intermediate_size", default=0, minimum=0),
+        "num_hidden_layers": n,
+        "num_attention_heads": heads,
+        "num_key_value_heads": r.int("num_key_value_heads", default=heads),
+        "vocab_size": r.int("vocab_size"),
+        "tie_word_embeddings": r.bool("tie_word_embeddings", default=False),
+        "attention_bias": r.bool("attention_bias", default=False),
+        "mlp_bias": r.bool("mlp_bias", default=False),
+        "mlp_gated": False,
+        "norms_per_layer": 1,
+        "layer_types": tuple(_NEMOTRON_KINDS[c][0] for c in pattern),
+        "mlp_layer_types": tuple(_NEMOTRON_KINDS[c][1] for c in pattern),
+        "ssm": {
+            "version": 2,
+            "d_inner": m_heads * r.int("mamba_head_dim"),
+            "state_size": r.int("ssm_state_size"),
+            "conv_kernel": r.int("conv_kernel", default=4),
+            "n_heads": m_heads,
+            "n_groups": r.int("n_groups", default=8),
+            "conv_bias": r.bool("use_conv_bias", default=True),
+            "proj_bias": r.bool("use_bias", "mamba_proj_bias", default=False),
+        },
+    }
+    hd = r.opt_int("head_dim", "attention_head_dim", minimum=1)
+    if hd:
+        f["head_dim"] = hd
+    if "E" in pattern:
+        f["num_experts"] = r.int("n_routed_experts")
+        f["num_experts_per_tok"] = r.int("num_experts_per_tok")
+        f["moe_intermediate_size"] = r.int("moe_intermediate_size")
+        f["shared_expert_intermediate_size"] = r.int(
+            "moe_shared_expert_intermediate_size", default=0, minimum=0
+        )
+        f["router_bias"] = True  # e_score_correction_bias
+    return f

@@ -1,0 +1,220 @@
+"""Mixture-of-experts families: which layers are sparse, what a MoE block holds.
+
+Per family (``modeling_<family>.py`` of ``transformers``, or the checkpoint's remote code):
+
+* Mixtral: every layer is a MoE block of ``num_local_experts`` SwiGLU experts, router without
+  bias.  MiniCPM-MoE (remote code) is the same with ``num_experts``.
+* Qwen2-MoE: layer ``i`` is sparse when ``i`` is not in ``mlp_only_layers`` and
+  ``(i + 1) % decoder_sparse_step == 0``; a sparse block has ``num_experts`` experts of
+  ``moe_intermediate_size``, one shared expert of ``shared_expert_intermediate_size`` and a
+  ``shared_expert_gate`` (``Linear(hidden, 1)``); q/k/v bias as Qwen2.  Qwen3-MoE: the same
+  layer rule, no shared expert, q/k norms as Qwen3.
+* DeepSeek (V1 MoE), V2, V3, Kimi K2: layer ``i`` is sparse when
+  ``i >= first_k_dense_replace`` and ``i % moe_layer_freq == 0``; shared experts are one MLP
+  of ``n_shared_experts x moe_intermediate_size``; V2/V3 use multi-head latent attention;
+  V3 (and Kimi K2, which ships DeepSeek-V3's modeling code under ``model_type`` kimi_k2) adds
+  the router's ``e_score_correction_bias``.  The multi-token-prediction layers
+  (``num_nextn_predict_layers``) are not counted (not used for inference or fine-tuning;
+  DeepSeek's 671B excludes them).
+* Llama 4: MoE layers every ``interleave_moe_layer_step`` (``moe_layers`` when listed), each
+  with ``num_local_experts`` experts of ``intermediate_size`` plus one shared expert of the
+  same width; dense layers use ``intermediate_size_mlp``; three of four layers use chunked
+  attention over ``attention_chunk_size`` (``no_rope_layers``); q/k L2 norms have no weights.
+* gpt-oss: every layer is MoE: router ``Linear(hidden, experts, bias=True)``, experts with
+  biases on ``gate_up_proj`` and ``down_proj``, attention bias on q/k/v/o, one learned sink
+  per head, sliding and full layers alternating (``layer_types``, window 128).
+"""
+
+from __future__ import annotations
+
+from engine.estimate.arch.common import (
+    Fields,
+    add_sliding,
+    decoder_fields,
+    explicit_layer_types,
+)
+from engine.estimate.arch.decoders import MISTRAL, QWEN2, QWEN3, REMOTE
+from engine.estimate.arch.reader import ConfigReader
+
+MIXTRAL = {**MISTRAL, "num_local_experts": 8, "num_experts_per_tok": 2}
+QWEN2_MOE = {
+    **QWEN2,
+    "hidden_size": 2048,
+    "intermediate_size": 5632,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 16,
+}
+QWEN3_MOE = {
+    **QWEN3,
+    "hidden_size": 2048,
+    "intermediate_size": 6144,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 4,
+}
+LLAMA4 = {
+    "vocab_size": 202048,
+    "hidden_size": 5120,
+    "intermediate_size": 8192,
+    "num_hidden_layers": 48,
+    "num_attention_heads": 40,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "tie_word_embeddings": False,
+}
+GPT_OSS = {
+    "vocab_size": 201088,
+    "hidden_size": 2880,
+    "intermediate_size": 2880,
+    "num_hidden_layers": 36,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "head_dim": 64,
+    "tie_word_embeddings": False,
+    "attention_bias": True,
+}
+
+
+def _sparse_every(
+    n: int, step: int, dense_layers: set[int] | frozenset[int] = frozenset()
+) -> tuple[str, ...]:
+    return tuple(
+        "moe" if i not in dense_layers and step and (i + 1) % step == 0 else "dense"
+        for i in range(n)
+    )
+
+
+def mixtral(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, MIXTRAL)
+    f["num_experts"] = r.int("num_local_experts", default=8)
+    f["num_experts_per_tok"] = r.int("num_experts_per_tok", default=2)
+    return f
+
+
+def minicpm(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, REMOTE)
+    if r.has("num_experts"):
+        f["num_experts"] = r.int("num_experts")
+        f["num_experts_per_tok"] = r.int("num_experts_per_tok")
+    return f
+
+
+def qwen2_moe(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, QWEN2_MOE)
+    f.update(attention_qkv_bias=True, attention_out_bias=False)
+    n = f["num_hidden_layers"]
+    f["num_experts"] = r.int("num_experts", default=60)
+    f["num_experts_per_tok"] = r.int("num_experts_per_tok", default=4)
+    f["moe_intermediate_size"] = r.int("moe_intermediate_size", default=1408)
+    f["shared_expert_intermediate_size"] = r.int(
+        "shared_expert_intermediate_size", default=5632, minimum=0
+    )
+    f["shared_expert_gate"] = f["shared_expert_intermediate_size"] > 0
+    step = r.int("decoder_sparse_step", default=1)
+    f["mlp_layer_types"] = _sparse_every(n, step, set(r.int_list("mlp_only_layers") or []))
+    return f
+
+
+def qwen3_moe(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, QWEN3_MOE)
+    f["qk_norm"] = "head"
+    n = f["num_hidden_layers"]
+    f["num_experts"] = r.int("num_experts", default=128)
+    f["num_experts_per_tok"] = r.int("num_experts_per_tok", default=8)
+    f["moe_intermediate_size"] = r.int("moe_intermediate_size", default=768)
+    step = r.int("decoder_sparse_step", default=1)
+    f["mlp_layer_types"] = _sparse_every(n, step, set(r.int_list("mlp_only_layers") or []))
+    return f
+
+
+def _deepseek_moe(r: ConfigReader, f: Fields) -> None:
+    n = f["num_hidden_layers"]
+    experts = r.opt_int("n_routed_experts", minimum=1)
+    if not experts:
+        return
+    f["num_experts"] = experts
+    f["num_experts_per_tok"] = r.int("num_experts_per_tok")
+    f["moe_intermediate_size"] = r.int("moe_intermediate_size")
+    f["n_shared_experts"] = r.int("n_shared_experts", default=0, minimum=0)
+    first = r.int("first_k_dense_replace", default=0, minimum=0)
+    freq = r.int("moe_layer_freq", default=1)
+    f["first_k_dense_replace"] = first
+    f["mlp_layer_types"] = tuple(
+        "moe" if i >= first and i % freq == 0 else "dense" for i in range(n)
+    )
+    mtp = r.opt_int("num_nextn_predict_layers")
+    if mtp:
+        r.notes.append(f"{mtp} multi-token-prediction layer(s) not counted")
+
+
+def _mla(r: ConfigReader, f: Fields) -> None:
+    if not r.has("kv_lora_rank"):
+        return
+    f["kv_lora_rank"] = r.int("kv_lora_rank")
+    q_rank = r.opt_int("q_lora_rank", minimum=1)
+    if q_rank:
+        f["q_lora_rank"] = q_rank
+    f["qk_nope_head_dim"] = r.int("qk_nope_head_dim")
+    f["qk_rope_head_dim"] = r.int("qk_rope_head_dim")
+    f["v_head_dim"] = r.int("v_head_dim")
+
+
+def deepseek(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, REMOTE)
+    _deepseek_moe(r, f)
+    return f
+
+
+def deepseek_v2(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, REMOTE)
+    _mla(r, f)
+    _deepseek_moe(r, f)
+    return f
+
+
+def deepseek_v3(r: ConfigReader) -> Fields:
+    f = deepseek_v2(r)
+    if f.get("num_experts"):
+        f["router_bias"] = True  # e_score_correction_bias (noaux_tc routing)
+    return f
+
+
+def llama4_text(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, LLAMA4)
+    n = f["num_hidden_layers"]
+    expert_width = f["intermediate_size"]
+    f["intermediate_size"] = r.int("intermediate_size_mlp", default=16384)
+    f["num_experts"] = r.int("num_local_experts", default=16)
+    f["num_experts_per_tok"] = r.int("num_experts_per_tok", default=1)
+    f["moe_intermediate_size"] = expert_width
+    f["shared_expert_intermediate_size"] = expert_width
+    moe_layers = r.int_list("moe_layers")
+    if moe_layers is None:
+        step = r.int("interleave_moe_layer_step", default=1)
+        moe_layers = list(range(step - 1, n, step))
+    f["mlp_layer_types"] = tuple("moe" if i in set(moe_layers) else "dense" for i in range(n))
+    no_rope = r.int_list("no_rope_layers")
+    if no_rope and len(no_rope) == n:
+        # Llama4TextDecoderLayer: use_chunked_attention = no_rope_layers[i] (1 = RoPE layer).
+        kinds = tuple("chunked_attention" if x else "full_attention" for x in no_rope)
+    else:
+        kinds = tuple(
+            "full_attention" if (i + 1) % 4 == 0 else "chunked_attention" for i in range(n)
+        )
+    if r.has("attention_chunk_size"):
+        add_sliding(r, f, kinds)
+    return f
+
+
+def gpt_oss(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, GPT_OSS)
+    n = f["num_hidden_layers"]
+    f["num_experts"] = r.int("num_local_experts", "num_experts", default=128)
+    f["num_experts_per_tok"] = r.int("num_experts_per_tok", "experts_per_token", default=4)
+    f.update(router_bias=True, expert_bias=True, attention_sinks=True)
+    kinds = explicit_layer_types(r, n) or tuple(
+        "sliding_attention" if i % 2 == 0 else "full_attention" for i in range(n)
+    )
+    add_sliding(r, f, kinds, default=128)
+    return f
