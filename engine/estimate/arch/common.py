@@ -23,7 +23,7 @@ REQUIRED: Any = None
 def decoder_fields(r: ConfigReader, defaults: dict[str, Any]) -> Fields:
     def get(name: str, *aliases: str) -> Any:
         d = defaults.get(name, REQUIRED)
-        return r.int(name, *aliases, default=d) if d is not REQUIRED else r.int(name, *aliases)
+        return r.num(name, *aliases, default=d) if d is not REQUIRED else r.num(name, *aliases)
 
     f: Fields = {
         "hidden_size": get("hidden_size"),
@@ -33,20 +33,20 @@ def decoder_fields(r: ConfigReader, defaults: dict[str, Any]) -> Fields:
         "vocab_size": get("vocab_size"),
     }
     kv_default = defaults.get("num_key_value_heads") or f["num_attention_heads"]
-    f["num_key_value_heads"] = r.int("num_key_value_heads", default=kv_default)
+    f["num_key_value_heads"] = r.num("num_key_value_heads", default=kv_default)
     hd = r.opt_int("head_dim", minimum=1)
     if hd is None and defaults.get("head_dim"):
-        hd = r.int("head_dim", default=defaults["head_dim"])
+        hd = r.num("head_dim", default=defaults["head_dim"])
     if hd is not None:
         f["head_dim"] = hd
     mp = r.opt_int("max_position_embeddings", minimum=1)
     if mp is not None:
         f["max_position_embeddings"] = mp
-    f["tie_word_embeddings"] = r.bool(
+    f["tie_word_embeddings"] = r.flag(
         "tie_word_embeddings", default=defaults.get("tie_word_embeddings", False)
     )
-    f["attention_bias"] = r.bool("attention_bias", default=defaults.get("attention_bias", False))
-    f["mlp_bias"] = r.bool("mlp_bias", default=defaults.get("mlp_bias", False))
+    f["attention_bias"] = r.flag("attention_bias", default=defaults.get("attention_bias", False))
+    f["mlp_bias"] = r.flag("mlp_bias", default=defaults.get("mlp_bias", False))
     return f
 
 
@@ -83,7 +83,7 @@ def add_sliding(
     if "sliding_attention" not in kinds and "chunked_attention" not in kinds:
         return
     key = "attention_chunk_size" if "chunked_attention" in kinds else "sliding_window"
-    window = r.int(key, default=default, minimum=1) if r.has(key) or default else None
+    window = r.num(key, default=default, minimum=1) if r.has(key) or default else None
     if window is None:
         return
     f["sliding_window"] = window

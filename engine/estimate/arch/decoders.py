@@ -196,7 +196,7 @@ def gemma3_text(r: ConfigReader) -> Fields:
     f["norms_per_layer"] = 4
     f["qk_norm"] = "head"
     n = f["num_hidden_layers"]
-    period = r.int("sliding_window_pattern", "_sliding_window_pattern", default=6)
+    period = r.num("sliding_window_pattern", "_sliding_window_pattern", default=6)
     kinds = explicit_layer_types(r, n) or sliding_every(n, period)
     add_sliding(r, f, kinds, default=4096)
     return f
@@ -205,7 +205,7 @@ def gemma3_text(r: ConfigReader) -> Fields:
 def cohere(r: ConfigReader) -> Fields:
     f = decoder_fields(r, COHERE)
     f["norms_per_layer"] = 1  # CohereDecoderLayer: input_layernorm only (parallel blocks)
-    if r.bool("use_qk_norm", default=False):
+    if r.flag("use_qk_norm", default=False):
         f["qk_norm"] = "full"
     return f
 
@@ -213,7 +213,7 @@ def cohere(r: ConfigReader) -> Fields:
 def cohere2(r: ConfigReader) -> Fields:
     f = cohere(r)
     n = f["num_hidden_layers"]
-    period = r.int("sliding_window_pattern", default=4)
+    period = r.num("sliding_window_pattern", default=4)
     kinds = explicit_layer_types(r, n) or sliding_every(n, period)
     add_sliding(r, f, kinds, default=4096)
     return f
@@ -242,29 +242,29 @@ def olmo3(r: ConfigReader) -> Fields:
 def stablelm(r: ConfigReader) -> Fields:
     f = decoder_fields(r, STABLELM)
     f["norm_bias"] = True
-    f["norms_per_layer"] = 1 if r.bool("use_parallel_residual", default=False) else 2
-    f["attention_qkv_bias"] = r.bool("use_qkv_bias", default=False)
+    f["norms_per_layer"] = 1 if r.flag("use_parallel_residual", default=False) else 2
+    f["attention_qkv_bias"] = r.flag("use_qkv_bias", default=False)
     f["attention_out_bias"] = False
-    if r.bool("qk_layernorm", default=False):
+    if r.flag("qk_layernorm", default=False):
         f["qk_norm"] = "full"  # StableLmLayerNormPerHead: one LayerNorm(head_dim) per head
     return f
 
 
 def internlm(r: ConfigReader) -> Fields:
     f = decoder_fields(r, REMOTE)
-    f["attention_bias"] = r.bool("bias", default=True)
+    f["attention_bias"] = r.flag("bias", default=True)
     return f
 
 
 def internlm2(r: ConfigReader) -> Fields:
     f = decoder_fields(r, REMOTE)
-    f["attention_bias"] = r.bool("bias", default=True)
+    f["attention_bias"] = r.flag("bias", default=True)
     return f
 
 
 def starcoder2(r: ConfigReader) -> Fields:
     f = decoder_fields(r, STARCODER2)
-    bias = r.bool("use_bias", default=True)
+    bias = r.flag("use_bias", default=True)
     f.update(norm_bias=True, mlp_gated=False, mlp_bias=bias, attention_bias=bias)
     if r.has("sliding_window"):
         add_sliding(r, f, every_layer(f["num_hidden_layers"], "sliding_attention"))
@@ -272,22 +272,22 @@ def starcoder2(r: ConfigReader) -> Fields:
 
 
 def chatglm(r: ConfigReader) -> Fields:
-    heads = r.int("num_attention_heads")
-    multi = r.bool("multi_query_attention", default=False)
+    heads = r.num("num_attention_heads")
+    multi = r.flag("multi_query_attention", default=False)
     f: Fields = {
-        "hidden_size": r.int("hidden_size"),
-        "intermediate_size": r.int("ffn_hidden_size"),
-        "num_hidden_layers": r.int("num_layers", "num_hidden_layers"),
+        "hidden_size": r.num("hidden_size"),
+        "intermediate_size": r.num("ffn_hidden_size"),
+        "num_hidden_layers": r.num("num_layers", "num_hidden_layers"),
         "num_attention_heads": heads,
-        "num_key_value_heads": r.int("multi_query_group_num") if multi else heads,
-        "head_dim": r.int("kv_channels"),
-        "vocab_size": r.int("padded_vocab_size", "vocab_size"),
+        "num_key_value_heads": r.num("multi_query_group_num") if multi else heads,
+        "head_dim": r.num("kv_channels"),
+        "vocab_size": r.num("padded_vocab_size", "vocab_size"),
         "tie_word_embeddings": False,
-        "attention_qkv_bias": r.bool("add_qkv_bias", default=False),
-        "attention_out_bias": r.bool("add_bias_linear", default=False),
-        "mlp_bias": r.bool("add_bias_linear", default=False),
-        "norm_bias": not r.bool("rmsnorm", default=True),
-        "final_norm": r.bool("post_layer_norm", default=True),
+        "attention_qkv_bias": r.flag("add_qkv_bias", default=False),
+        "attention_out_bias": r.flag("add_bias_linear", default=False),
+        "mlp_bias": r.flag("add_bias_linear", default=False),
+        "norm_bias": not r.flag("rmsnorm", default=True),
+        "final_norm": r.flag("post_layer_norm", default=True),
     }
     seq = r.opt_int("seq_length", minimum=1)
     if seq:

@@ -32,26 +32,26 @@ from engine.estimate.arch.reader import ConfigReader
 
 
 def _gpt_like(r: ConfigReader, *, n_embd: int, n_layer: int, n_head: int, vocab: int) -> Fields:
-    h = r.int("n_embd", "hidden_size", default=n_embd)
+    h = r.num("n_embd", "hidden_size", default=n_embd)
     inner = r.raw("n_inner")
     return {
         "hidden_size": h,
-        "intermediate_size": r.int("n_inner") if inner is not None else 4 * h,
-        "num_hidden_layers": r.int("n_layer", "num_hidden_layers", default=n_layer),
-        "num_attention_heads": r.int("n_head", "num_attention_heads", default=n_head),
-        "vocab_size": r.int("vocab_size", default=vocab),
+        "intermediate_size": r.num("n_inner") if inner is not None else 4 * h,
+        "num_hidden_layers": r.num("n_layer", "num_hidden_layers", default=n_layer),
+        "num_attention_heads": r.num("n_head", "num_attention_heads", default=n_head),
+        "vocab_size": r.num("vocab_size", default=vocab),
     }
 
 
 def gpt2(r: ConfigReader) -> Fields:
     # GPT2Config defaults: vocab 50257, n_positions 1024, n_embd 768, n_layer 12, n_head 12.
     f = _gpt_like(r, n_embd=768, n_layer=12, n_head=12, vocab=50257)
-    positions = r.int("n_positions", "max_position_embeddings", default=1024)
+    positions = r.num("n_positions", "max_position_embeddings", default=1024)
     f.update(
         num_key_value_heads=f["num_attention_heads"],
         max_position_embeddings=positions,
         position_embeddings=positions,
-        tie_word_embeddings=r.bool("tie_word_embeddings", default=True),
+        tie_word_embeddings=r.flag("tie_word_embeddings", default=True),
         attention_bias=True,
         mlp_gated=False,
         mlp_bias=True,
@@ -62,7 +62,7 @@ def gpt2(r: ConfigReader) -> Fields:
 
 def gpt_bigcode(r: ConfigReader) -> Fields:
     f = gpt2(r)
-    if r.bool("multi_query", default=True):
+    if r.flag("multi_query", default=True):
         f["num_key_value_heads"] = 1
     return f
 
@@ -72,8 +72,8 @@ def gptj(r: ConfigReader) -> Fields:
     f = _gpt_like(r, n_embd=4096, n_layer=28, n_head=16, vocab=50400)
     f.update(
         num_key_value_heads=f["num_attention_heads"],
-        max_position_embeddings=r.int("n_positions", default=2048),
-        tie_word_embeddings=r.bool("tie_word_embeddings", default=False),
+        max_position_embeddings=r.num("n_positions", default=2048),
+        tie_word_embeddings=r.flag("tie_word_embeddings", default=False),
         mlp_gated=False,
         mlp_bias=True,
         norm_bias=True,
@@ -85,17 +85,17 @@ def gptj(r: ConfigReader) -> Fields:
 
 def gpt_neox(r: ConfigReader) -> Fields:
     # GPTNeoXConfig defaults: vocab 50432, hidden 6144, 44 layers, 64 heads, 24576 inner.
-    heads = r.int("num_attention_heads", default=64)
+    heads = r.num("num_attention_heads", default=64)
     return {
-        "hidden_size": r.int("hidden_size", default=6144),
-        "intermediate_size": r.int("intermediate_size", default=24576),
-        "num_hidden_layers": r.int("num_hidden_layers", default=44),
+        "hidden_size": r.num("hidden_size", default=6144),
+        "intermediate_size": r.num("intermediate_size", default=24576),
+        "num_hidden_layers": r.num("num_hidden_layers", default=44),
         "num_attention_heads": heads,
         "num_key_value_heads": heads,
-        "vocab_size": r.int("vocab_size", default=50432),
-        "max_position_embeddings": r.int("max_position_embeddings", default=2048),
-        "tie_word_embeddings": r.bool("tie_word_embeddings", default=False),
-        "attention_bias": r.bool("attention_bias", default=True),
+        "vocab_size": r.num("vocab_size", default=50432),
+        "max_position_embeddings": r.num("max_position_embeddings", default=2048),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=False),
+        "attention_bias": r.flag("attention_bias", default=True),
         "mlp_gated": False,
         "mlp_bias": True,
         "norm_bias": True,
@@ -105,28 +105,28 @@ def gpt_neox(r: ConfigReader) -> Fields:
 def opt(r: ConfigReader) -> Fields:
     # OPTConfig defaults: vocab 50272, hidden 768, 12 layers, ffn_dim 3072, 12 heads,
     # max_position_embeddings 2048, enable_bias, layer_norm_elementwise_affine, tied.
-    h = r.int("hidden_size", default=768)
-    heads = r.int("num_attention_heads", default=12)
-    positions = r.int("max_position_embeddings", default=2048)
-    proj = r.int("word_embed_proj_dim", default=h)
-    bias = r.bool("enable_bias", default=True)
+    h = r.num("hidden_size", default=768)
+    heads = r.num("num_attention_heads", default=12)
+    positions = r.num("max_position_embeddings", default=2048)
+    proj = r.num("word_embed_proj_dim", default=h)
+    bias = r.flag("enable_bias", default=True)
     f: Fields = {
         "hidden_size": h,
-        "intermediate_size": r.int("ffn_dim", default=3072),
-        "num_hidden_layers": r.int("num_hidden_layers", default=12),
+        "intermediate_size": r.num("ffn_dim", default=3072),
+        "num_hidden_layers": r.num("num_hidden_layers", default=12),
         "num_attention_heads": heads,
         "num_key_value_heads": heads,
-        "vocab_size": r.int("vocab_size", default=50272),
+        "vocab_size": r.num("vocab_size", default=50272),
         "max_position_embeddings": positions,
         "position_embeddings": positions + 2,  # OPTLearnedPositionalEmbedding offset
-        "tie_word_embeddings": r.bool("tie_word_embeddings", default=True),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=True),
         "attention_bias": bias,
         "mlp_gated": False,
         "mlp_bias": bias,
         "norm_bias": True,
-        "norm_params": r.bool("layer_norm_elementwise_affine", default=True),
-        "final_norm": r.bool("do_layer_norm_before", default=True)
-        and not r.bool("_remove_final_layer_norm", default=False),
+        "norm_params": r.flag("layer_norm_elementwise_affine", default=True),
+        "final_norm": r.flag("do_layer_norm_before", default=True)
+        and not r.flag("_remove_final_layer_norm", default=False),
     }
     if proj != h:
         f["embedding_proj_dim"] = proj
@@ -136,25 +136,25 @@ def opt(r: ConfigReader) -> Fields:
 def falcon(r: ConfigReader) -> Fields:
     # FalconConfig defaults: vocab 65024, hidden 4544, 32 layers, 71 heads, multi_query,
     # parallel_attn, no bias, ffn_hidden_size 4 x hidden; attribute_map n_layer/n_head.
-    h = r.int("hidden_size", "d_model", default=4544)
-    heads = r.int("num_attention_heads", "n_head", default=71)
-    new_arch = r.bool("new_decoder_architecture", default=False)
+    h = r.num("hidden_size", "d_model", default=4544)
+    heads = r.num("num_attention_heads", "n_head", default=71)
+    new_arch = r.flag("new_decoder_architecture", default=False)
     if new_arch:
-        kv = r.int("num_kv_heads", "n_head_kv", default=heads)
-        norms = r.int("num_ln_in_parallel_attn", default=2)
+        kv = r.num("num_kv_heads", "n_head_kv", default=heads)
+        norms = r.num("num_ln_in_parallel_attn", default=2)
     else:
-        kv = 1 if r.bool("multi_query", default=True) else heads
-        norms = 1 if r.bool("parallel_attn", default=True) else 2
-    bias = r.bool("bias", default=False)
+        kv = 1 if r.flag("multi_query", default=True) else heads
+        norms = 1 if r.flag("parallel_attn", default=True) else 2
+    bias = r.flag("bias", default=False)
     ffn = r.raw("ffn_hidden_size")
     return {
         "hidden_size": h,
-        "intermediate_size": r.int("ffn_hidden_size") if ffn is not None else 4 * h,
-        "num_hidden_layers": r.int("num_hidden_layers", "n_layer", default=32),
+        "intermediate_size": r.num("ffn_hidden_size") if ffn is not None else 4 * h,
+        "num_hidden_layers": r.num("num_hidden_layers", "n_layer", default=32),
         "num_attention_heads": heads,
         "num_key_value_heads": kv,
-        "vocab_size": r.int("vocab_size", default=65024),
-        "tie_word_embeddings": r.bool("tie_word_embeddings", default=True),
+        "vocab_size": r.num("vocab_size", default=65024),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=True),
         "attention_bias": bias,
         "mlp_gated": False,
         "mlp_bias": bias,
@@ -168,24 +168,24 @@ def phi(r: ConfigReader) -> Fields:
     msft = r.has("n_embd")  # the remote-code "phi-msft" spelling
     if msft:
         f = _gpt_like(r, n_embd=2048, n_layer=24, n_head=32, vocab=51200)
-        kv = r.int("n_head_kv", default=f["num_attention_heads"])
+        kv = r.num("n_head_kv", default=f["num_attention_heads"])
     else:
         f = {
-            "hidden_size": r.int("hidden_size", default=2048),
-            "intermediate_size": r.int("intermediate_size", default=8192),
-            "num_hidden_layers": r.int("num_hidden_layers", default=24),
-            "num_attention_heads": r.int("num_attention_heads", default=32),
-            "vocab_size": r.int("vocab_size", default=51200),
+            "hidden_size": r.num("hidden_size", default=2048),
+            "intermediate_size": r.num("intermediate_size", default=8192),
+            "num_hidden_layers": r.num("num_hidden_layers", default=24),
+            "num_attention_heads": r.num("num_attention_heads", default=32),
+            "vocab_size": r.num("vocab_size", default=51200),
         }
-        kv = r.int("num_key_value_heads", default=f["num_attention_heads"])
-        if r.bool("qk_layernorm", default=False):
+        kv = r.num("num_key_value_heads", default=f["num_attention_heads"])
+        if r.flag("qk_layernorm", default=False):
             r.warnings.append(
                 f"{r.source}: qk_layernorm is on; its two LayerNorm(head_dim) weights per "
                 "layer are not counted (under 0.01 % of the model)"
             )
     f.update(
         num_key_value_heads=kv,
-        tie_word_embeddings=r.bool("tie_word_embeddings", default=False),
+        tie_word_embeddings=r.flag("tie_word_embeddings", default=False),
         attention_bias=True,
         mlp_gated=False,
         mlp_bias=True,
@@ -197,19 +197,19 @@ def phi(r: ConfigReader) -> Fields:
 
 
 def qwen(r: ConfigReader) -> Fields:
-    heads = r.int("num_attention_heads")
-    no_bias = r.bool("no_bias", default=True)
+    heads = r.num("num_attention_heads")
+    no_bias = r.flag("no_bias", default=True)
     return {
-        "hidden_size": r.int("hidden_size"),
+        "hidden_size": r.num("hidden_size"),
         # QWenMLP: w1, w2: hidden -> intermediate_size // 2; c_proj back.
-        "intermediate_size": r.int("intermediate_size") // 2,
-        "num_hidden_layers": r.int("num_hidden_layers"),
+        "intermediate_size": r.num("intermediate_size") // 2,
+        "num_hidden_layers": r.num("num_hidden_layers"),
         "num_attention_heads": heads,
         "num_key_value_heads": heads,
-        "head_dim": r.int("kv_channels", default=128),
-        "vocab_size": r.int("vocab_size"),
-        "max_position_embeddings": r.int("max_position_embeddings", "seq_length", default=8192),
-        "tie_word_embeddings": r.bool("tie_word_embeddings", default=False),
+        "head_dim": r.num("kv_channels", default=128),
+        "vocab_size": r.num("vocab_size"),
+        "max_position_embeddings": r.num("max_position_embeddings", "seq_length", default=8192),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=False),
         "attention_qkv_bias": True,
         "attention_out_bias": not no_bias,
         "mlp_bias": not no_bias,

@@ -34,7 +34,7 @@ def _dt_rank(r: ConfigReader, hidden: int, *names: str) -> int:
     value = r.raw(*names)
     if value is None or value == "auto":
         return math.ceil(hidden / 16)
-    return r.int(*names)
+    return r.num(*names)
 
 
 def _no_attention(f: Fields) -> Fields:
@@ -43,52 +43,52 @@ def _no_attention(f: Fields) -> Fields:
 
 
 def mamba(r: ConfigReader) -> Fields:
-    h = r.int("hidden_size", "d_model", default=768)
-    n = r.int("num_hidden_layers", "n_layer", default=32)
-    expand = r.int("expand", default=2)
-    d_inner = r.int("intermediate_size", default=expand * h)
+    h = r.num("hidden_size", "d_model", default=768)
+    n = r.num("num_hidden_layers", "n_layer", default=32)
+    expand = r.num("expand", default=2)
+    d_inner = r.num("intermediate_size", default=expand * h)
     f: Fields = {
         "hidden_size": h,
         "num_hidden_layers": n,
-        "vocab_size": r.int("vocab_size", default=50280),
-        "tie_word_embeddings": r.bool("tie_word_embeddings", default=True),
+        "vocab_size": r.num("vocab_size", default=50280),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=True),
         "layer_types": ("mamba",) * n,
         "mlp_layer_types": ("none",) * n,
         "ssm": {
             "version": 1,
             "d_inner": d_inner,
-            "state_size": r.int("state_size", default=16),
-            "conv_kernel": r.int("conv_kernel", default=4),
+            "state_size": r.num("state_size", default=16),
+            "conv_kernel": r.num("conv_kernel", default=4),
             "dt_rank": _dt_rank(r, h, "time_step_rank"),
-            "conv_bias": r.bool("use_conv_bias", default=True),
-            "proj_bias": r.bool("use_bias", default=False),
+            "conv_bias": r.flag("use_conv_bias", default=True),
+            "proj_bias": r.flag("use_bias", default=False),
         },
     }
     return _no_attention(f)
 
 
 def mamba2(r: ConfigReader) -> Fields:
-    h = r.int("hidden_size", default=4096)
-    n = r.int("num_hidden_layers", default=64)
-    heads = r.int("num_heads", default=128)
-    head_dim = r.int("head_dim", default=64)
-    expand = r.int("expand", default=2)
+    h = r.num("hidden_size", default=4096)
+    n = r.num("num_hidden_layers", default=64)
+    heads = r.num("num_heads", default=128)
+    head_dim = r.num("head_dim", default=64)
+    expand = r.num("expand", default=2)
     f: Fields = {
         "hidden_size": h,
         "num_hidden_layers": n,
-        "vocab_size": r.int("vocab_size", default=32768),
-        "tie_word_embeddings": r.bool("tie_word_embeddings", default=False),
+        "vocab_size": r.num("vocab_size", default=32768),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=False),
         "layer_types": ("mamba2",) * n,
         "mlp_layer_types": ("none",) * n,
         "ssm": {
             "version": 2,
             "d_inner": expand * h,
-            "state_size": r.int("state_size", default=128),
-            "conv_kernel": r.int("conv_kernel", default=4),
+            "state_size": r.num("state_size", default=128),
+            "conv_kernel": r.num("conv_kernel", default=4),
             "n_heads": heads,
-            "n_groups": r.int("n_groups", default=8),
-            "conv_bias": r.bool("use_conv_bias", default=True),
-            "proj_bias": r.bool("use_bias", default=False),
+            "n_groups": r.num("n_groups", default=8),
+            "conv_bias": r.flag("use_conv_bias", default=True),
+            "proj_bias": r.flag("use_bias", default=False),
         },
     }
     if expand * h != heads * head_dim:
@@ -100,22 +100,22 @@ def mamba2(r: ConfigReader) -> Fields:
 
 
 def jamba(r: ConfigReader) -> Fields:
-    h = r.int("hidden_size", default=4096)
-    n = r.int("num_hidden_layers", default=32)
-    heads = r.int("num_attention_heads", default=32)
-    attn_period = r.int("attn_layer_period", default=8)
-    attn_offset = r.int("attn_layer_offset", default=4, minimum=0)
-    exp_period = r.int("expert_layer_period", default=2)
-    exp_offset = r.int("expert_layer_offset", default=1, minimum=0)
-    experts = r.int("num_experts", default=16)
+    h = r.num("hidden_size", default=4096)
+    n = r.num("num_hidden_layers", default=32)
+    heads = r.num("num_attention_heads", default=32)
+    attn_period = r.num("attn_layer_period", default=8)
+    attn_offset = r.num("attn_layer_offset", default=4, minimum=0)
+    exp_period = r.num("expert_layer_period", default=2)
+    exp_offset = r.num("expert_layer_offset", default=1, minimum=0)
+    experts = r.num("num_experts", default=16)
     f: Fields = {
         "hidden_size": h,
-        "intermediate_size": r.int("intermediate_size", default=14336),
+        "intermediate_size": r.num("intermediate_size", default=14336),
         "num_hidden_layers": n,
         "num_attention_heads": heads,
-        "num_key_value_heads": r.int("num_key_value_heads", default=8),
-        "vocab_size": r.int("vocab_size", default=65536),
-        "tie_word_embeddings": r.bool("tie_word_embeddings", default=False),
+        "num_key_value_heads": r.num("num_key_value_heads", default=8),
+        "vocab_size": r.num("vocab_size", default=65536),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=False),
         "layer_types": tuple(
             "full_attention" if i % attn_period == attn_offset else "mamba" for i in range(n)
         ),
@@ -123,15 +123,15 @@ def jamba(r: ConfigReader) -> Fields:
             "moe" if experts > 1 and i % exp_period == exp_offset else "dense" for i in range(n)
         ),
         "num_experts": experts,
-        "num_experts_per_tok": r.int("num_experts_per_tok", default=2),
+        "num_experts_per_tok": r.num("num_experts_per_tok", default=2),
         "ssm": {
             "version": 1,
-            "d_inner": r.int("mamba_expand", default=2) * h,
-            "state_size": r.int("mamba_d_state", default=16),
-            "conv_kernel": r.int("mamba_d_conv", default=4),
+            "d_inner": r.num("mamba_expand", default=2) * h,
+            "state_size": r.num("mamba_d_state", default=16),
+            "conv_kernel": r.num("mamba_d_conv", default=4),
             "dt_rank": _dt_rank(r, h, "mamba_dt_rank"),
-            "conv_bias": r.bool("mamba_conv_bias", default=True),
-            "proj_bias": r.bool("mamba_proj_bias", default=False),
+            "conv_bias": r.flag("mamba_conv_bias", default=True),
+            "proj_bias": r.flag("mamba_proj_bias", default=False),
             "inner_norms": True,
         },
     }
@@ -147,7 +147,7 @@ _NEMOTRON_KINDS = {
 
 
 def nemotron_h(r: ConfigReader) -> Fields:
-    pattern = r.str("hybrid_override_pattern")
+    pattern = r.text("hybrid_override_pattern")
     if not pattern:
         r.missing.append("hybrid_override_pattern")
         pattern = "*"
@@ -158,46 +158,46 @@ def nemotron_h(r: ConfigReader) -> Fields:
             "(known: M Mamba-2, * attention, - MLP, E MoE)"
         )
         pattern = "".join(c for c in pattern if c in _NEMOTRON_KINDS) or "*"
-    n = r.int("num_hidden_layers", default=len(pattern))
+    n = r.num("num_hidden_layers", default=len(pattern))
     if n != len(pattern):
         r.bad.append(f"num_hidden_layers={n} but hybrid_override_pattern has {len(pattern)}")
         n = len(pattern)
-    h = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
-    m_heads = r.int("mamba_num_heads")
+    h = r.num("hidden_size")
+    heads = r.num("num_attention_heads")
+    m_heads = r.num("mamba_num_heads")
     f: Fields = {
         "hidden_size": h,
-        "intermediate_size": r.int("intermediate_size", default=0, minimum=0),
+        "intermediate_size": r.num("intermediate_size", default=0, minimum=0),
         "num_hidden_layers": n,
         "num_attention_heads": heads,
-        "num_key_value_heads": r.int("num_key_value_heads", default=heads),
-        "vocab_size": r.int("vocab_size"),
-        "tie_word_embeddings": r.bool("tie_word_embeddings", default=False),
-        "attention_bias": r.bool("attention_bias", default=False),
-        "mlp_bias": r.bool("mlp_bias", default=False),
+        "num_key_value_heads": r.num("num_key_value_heads", default=heads),
+        "vocab_size": r.num("vocab_size"),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=False),
+        "attention_bias": r.flag("attention_bias", default=False),
+        "mlp_bias": r.flag("mlp_bias", default=False),
         "mlp_gated": False,
         "norms_per_layer": 1,
         "layer_types": tuple(_NEMOTRON_KINDS[c][0] for c in pattern),
         "mlp_layer_types": tuple(_NEMOTRON_KINDS[c][1] for c in pattern),
         "ssm": {
             "version": 2,
-            "d_inner": m_heads * r.int("mamba_head_dim"),
-            "state_size": r.int("ssm_state_size"),
-            "conv_kernel": r.int("conv_kernel", default=4),
+            "d_inner": m_heads * r.num("mamba_head_dim"),
+            "state_size": r.num("ssm_state_size"),
+            "conv_kernel": r.num("conv_kernel", default=4),
             "n_heads": m_heads,
-            "n_groups": r.int("n_groups", default=8),
-            "conv_bias": r.bool("use_conv_bias", default=True),
-            "proj_bias": r.bool("use_bias", "mamba_proj_bias", default=False),
+            "n_groups": r.num("n_groups", default=8),
+            "conv_bias": r.flag("use_conv_bias", default=True),
+            "proj_bias": r.flag("use_bias", "mamba_proj_bias", default=False),
         },
     }
     hd = r.opt_int("head_dim", "attention_head_dim", minimum=1)
     if hd:
         f["head_dim"] = hd
     if "E" in pattern:
-        f["num_experts"] = r.int("n_routed_experts")
-        f["num_experts_per_tok"] = r.int("num_experts_per_tok")
-        f["moe_intermediate_size"] = r.int("moe_intermediate_size")
-        f["shared_expert_intermediate_size"] = r.int(
+        f["num_experts"] = r.num("n_routed_experts")
+        f["num_experts_per_tok"] = r.num("num_experts_per_tok")
+        f["moe_intermediate_size"] = r.num("moe_intermediate_size")
+        f["shared_expert_intermediate_size"] = r.num(
             "moe_shared_expert_intermediate_size", default=0, minimum=0
         )
         f["router_bias"] = True  # e_score_correction_bias

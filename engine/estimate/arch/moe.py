@@ -87,16 +87,16 @@ def _sparse_every(
 
 def mixtral(r: ConfigReader) -> Fields:
     f = decoder_fields(r, MIXTRAL)
-    f["num_experts"] = r.int("num_local_experts", default=8)
-    f["num_experts_per_tok"] = r.int("num_experts_per_tok", default=2)
+    f["num_experts"] = r.num("num_local_experts", default=8)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok", default=2)
     return f
 
 
 def minicpm(r: ConfigReader) -> Fields:
     f = decoder_fields(r, REMOTE)
     if r.has("num_experts"):
-        f["num_experts"] = r.int("num_experts")
-        f["num_experts_per_tok"] = r.int("num_experts_per_tok")
+        f["num_experts"] = r.num("num_experts")
+        f["num_experts_per_tok"] = r.num("num_experts_per_tok")
     return f
 
 
@@ -104,14 +104,14 @@ def qwen2_moe(r: ConfigReader) -> Fields:
     f = decoder_fields(r, QWEN2_MOE)
     f.update(attention_qkv_bias=True, attention_out_bias=False)
     n = f["num_hidden_layers"]
-    f["num_experts"] = r.int("num_experts", default=60)
-    f["num_experts_per_tok"] = r.int("num_experts_per_tok", default=4)
-    f["moe_intermediate_size"] = r.int("moe_intermediate_size", default=1408)
-    f["shared_expert_intermediate_size"] = r.int(
+    f["num_experts"] = r.num("num_experts", default=60)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok", default=4)
+    f["moe_intermediate_size"] = r.num("moe_intermediate_size", default=1408)
+    f["shared_expert_intermediate_size"] = r.num(
         "shared_expert_intermediate_size", default=5632, minimum=0
     )
     f["shared_expert_gate"] = f["shared_expert_intermediate_size"] > 0
-    step = r.int("decoder_sparse_step", default=1)
+    step = r.num("decoder_sparse_step", default=1)
     f["mlp_layer_types"] = _sparse_every(n, step, set(r.int_list("mlp_only_layers") or []))
     return f
 
@@ -120,10 +120,10 @@ def qwen3_moe(r: ConfigReader) -> Fields:
     f = decoder_fields(r, QWEN3_MOE)
     f["qk_norm"] = "head"
     n = f["num_hidden_layers"]
-    f["num_experts"] = r.int("num_experts", default=128)
-    f["num_experts_per_tok"] = r.int("num_experts_per_tok", default=8)
-    f["moe_intermediate_size"] = r.int("moe_intermediate_size", default=768)
-    step = r.int("decoder_sparse_step", default=1)
+    f["num_experts"] = r.num("num_experts", default=128)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok", default=8)
+    f["moe_intermediate_size"] = r.num("moe_intermediate_size", default=768)
+    step = r.num("decoder_sparse_step", default=1)
     f["mlp_layer_types"] = _sparse_every(n, step, set(r.int_list("mlp_only_layers") or []))
     return f
 
@@ -134,11 +134,11 @@ def _deepseek_moe(r: ConfigReader, f: Fields) -> None:
     if not experts:
         return
     f["num_experts"] = experts
-    f["num_experts_per_tok"] = r.int("num_experts_per_tok")
-    f["moe_intermediate_size"] = r.int("moe_intermediate_size")
-    f["n_shared_experts"] = r.int("n_shared_experts", default=0, minimum=0)
-    first = r.int("first_k_dense_replace", default=0, minimum=0)
-    freq = r.int("moe_layer_freq", default=1)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok")
+    f["moe_intermediate_size"] = r.num("moe_intermediate_size")
+    f["n_shared_experts"] = r.num("n_shared_experts", default=0, minimum=0)
+    first = r.num("first_k_dense_replace", default=0, minimum=0)
+    freq = r.num("moe_layer_freq", default=1)
     f["first_k_dense_replace"] = first
     f["mlp_layer_types"] = tuple(
         "moe" if i >= first and i % freq == 0 else "dense" for i in range(n)
@@ -151,13 +151,13 @@ def _deepseek_moe(r: ConfigReader, f: Fields) -> None:
 def _mla(r: ConfigReader, f: Fields) -> None:
     if not r.has("kv_lora_rank"):
         return
-    f["kv_lora_rank"] = r.int("kv_lora_rank")
+    f["kv_lora_rank"] = r.num("kv_lora_rank")
     q_rank = r.opt_int("q_lora_rank", minimum=1)
     if q_rank:
         f["q_lora_rank"] = q_rank
-    f["qk_nope_head_dim"] = r.int("qk_nope_head_dim")
-    f["qk_rope_head_dim"] = r.int("qk_rope_head_dim")
-    f["v_head_dim"] = r.int("v_head_dim")
+    f["qk_nope_head_dim"] = r.num("qk_nope_head_dim")
+    f["qk_rope_head_dim"] = r.num("qk_rope_head_dim")
+    f["v_head_dim"] = r.num("v_head_dim")
 
 
 def deepseek(r: ConfigReader) -> Fields:
@@ -184,14 +184,14 @@ def llama4_text(r: ConfigReader) -> Fields:
     f = decoder_fields(r, LLAMA4)
     n = f["num_hidden_layers"]
     expert_width = f["intermediate_size"]
-    f["intermediate_size"] = r.int("intermediate_size_mlp", default=16384)
-    f["num_experts"] = r.int("num_local_experts", default=16)
-    f["num_experts_per_tok"] = r.int("num_experts_per_tok", default=1)
+    f["intermediate_size"] = r.num("intermediate_size_mlp", default=16384)
+    f["num_experts"] = r.num("num_local_experts", default=16)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok", default=1)
     f["moe_intermediate_size"] = expert_width
     f["shared_expert_intermediate_size"] = expert_width
     moe_layers = r.int_list("moe_layers")
     if moe_layers is None:
-        step = r.int("interleave_moe_layer_step", default=1)
+        step = r.num("interleave_moe_layer_step", default=1)
         moe_layers = list(range(step - 1, n, step))
     f["mlp_layer_types"] = tuple("moe" if i in set(moe_layers) else "dense" for i in range(n))
     no_rope = r.int_list("no_rope_layers")
@@ -210,8 +210,8 @@ def llama4_text(r: ConfigReader) -> Fields:
 def gpt_oss(r: ConfigReader) -> Fields:
     f = decoder_fields(r, GPT_OSS)
     n = f["num_hidden_layers"]
-    f["num_experts"] = r.int("num_local_experts", "num_experts", default=128)
-    f["num_experts_per_tok"] = r.int("num_experts_per_tok", "experts_per_token", default=4)
+    f["num_experts"] = r.num("num_local_experts", "num_experts", default=128)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok", "experts_per_token", default=4)
     f.update(router_bias=True, expert_bias=True, attention_sinks=True)
     kinds = explicit_layer_types(r, n) or tuple(
         "sliding_attention" if i % 2 == 0 else "full_attention" for i in range(n)

@@ -2,7 +2,7 @@
 
 A config class accepts several spellings of one field (``attribute_map``: GPT-2's ``n_embd`` is
 ``hidden_size``) and fills a missing key with its ``__init__`` default.  :class:`ConfigReader`
-does both for the family modules: ``r.int("hidden_size", "n_embd", default=768)`` returns the
+does both for the family modules: ``r.num("hidden_size", "n_embd", default=768)`` returns the
 first alias present, else the default, else records the field as missing; a value that is not a
 whole number is an error naming the field.  Every default the reader uses is listed in
 :attr:`ConfigReader.defaults_used`, so the preset's notes can say what was assumed.
@@ -43,7 +43,7 @@ class ConfigReader:
                 return self.cfg[n]
         return default
 
-    def int(self, *names: str, default: Any = _MISSING, minimum: int = 1) -> int:
+    def num(self, *names: str, default: Any = _MISSING, minimum: int = 1) -> int:
         """A whole number >= ``minimum`` under any of ``names`` (else ``default``)."""
         for n in names:
             value = self.cfg.get(n)
@@ -71,9 +71,9 @@ class ConfigReader:
     def opt_int(self, *names: str, minimum: int = 0) -> int | None:
         if not self.has(*names):
             return None
-        return self.int(*names, minimum=minimum)
+        return self.num(*names, minimum=minimum)
 
-    def bool(self, *names: str, default: bool) -> bool:
+    def flag(self, *names: str, default: bool) -> bool:
         for n in names:
             value = self.cfg.get(n)
             if value is None:
@@ -84,7 +84,7 @@ class ConfigReader:
             return value
         return default
 
-    def str(self, *names: str, default: str | None = None) -> str | None:
+    def text(self, *names: str, default: str | None = None) -> str | None:
         value = self.raw(*names)
         if value is None:
             return default

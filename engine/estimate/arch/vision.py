@@ -27,27 +27,27 @@ def _encoder_layers(h: int, inter: int, layers: int) -> int:
 
 
 def siglip(r: ConfigReader) -> int:
-    h = r.int("hidden_size", default=768)
-    inter = r.int("intermediate_size", default=3072)
-    layers = r.int("num_hidden_layers", default=12)
-    channels = r.int("num_channels", default=3)
-    image = r.int("image_size", default=224)
-    patch = r.int("patch_size", default=16)
+    h = r.num("hidden_size", default=768)
+    inter = r.num("intermediate_size", default=3072)
+    layers = r.num("num_hidden_layers", default=12)
+    channels = r.num("num_channels", default=3)
+    image = r.num("image_size", default=224)
+    patch = r.num("patch_size", default=16)
     total = channels * patch * patch * h + h + (image // patch) ** 2 * h
     total += _encoder_layers(h, inter, layers) + 2 * h
-    if r.bool("vision_use_head", default=True):
+    if r.flag("vision_use_head", default=True):
         # SiglipMultiheadAttentionPoolingHead: probe, nn.MultiheadAttention, LayerNorm, MLP.
         total += h + (3 * h * h + 3 * h) + (h * h + h) + 2 * h + (h * inter + inter + inter * h + h)
     return total
 
 
 def clip(r: ConfigReader) -> int:
-    h = r.int("hidden_size", default=768)
-    inter = r.int("intermediate_size", default=3072)
-    layers = r.int("num_hidden_layers", default=12)
-    channels = r.int("num_channels", default=3)
-    image = r.int("image_size", default=224)
-    patch = r.int("patch_size", default=32)
+    h = r.num("hidden_size", default=768)
+    inter = r.num("intermediate_size", default=3072)
+    layers = r.num("num_hidden_layers", default=12)
+    channels = r.num("num_channels", default=3)
+    image = r.num("image_size", default=224)
+    patch = r.num("patch_size", default=32)
     total = channels * patch * patch * h + h + ((image // patch) ** 2 + 1) * h
     return total + 2 * h + _encoder_layers(h, inter, layers) + 2 * h
 
@@ -76,7 +76,7 @@ def vision_params(
     r = ConfigReader(vc, f"{source} vision_config")
     total = tower(r)
     r.check()
-    vh = r.int("hidden_size", default=768)
+    vh = r.num("hidden_size", default=768)
     outer_type = outer.get("model_type")
     if outer_type == "gemma3":
         total += vh * text_hidden + vh
