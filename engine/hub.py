@@ -213,3 +213,57 @@ def _write_atomic(path: Path, data: bytes) -> None:
     except OSError:
         # A cache that cannot be written is not an error for this call: the config is in hand.
         return
+
+
+# ------------------------------------------------------------------------------ model info
+
+
+def model_info_url(repo_id: str, revision: str = "main") -> str:
+    return f"{endpoint()}/api/models/{repo_id}/revision/{revision}"
+
+
+def safetensors_params(
+    repo_id: str,
+    *,
+    revision: str = "main",
+    offline: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> int | None:
+    """The parameter count the Hub derives from the checkpoint's safetensors headers
+    (``safetensors.total`` of the model-info API, the "Model size" of the model page), or None
+    when it is not available: offline without a cached answer, no safetensors, any error.
+
+    Best effort by design: it only cross-checks the count slotwise computes, so a failure never
+    stops an estimate.  The answer is cached next to the config.json (``model_info.json``).
+    """
+    if not is_repo_id(repo_id) or not _REVISION.match(revision):
+        return None
+    path = cache_path(repo_id, revision).with_name("model_info.json")
+    data: bytes | None = None
+    if not (offline or offline_from_env()):
+        headers = {"Accept": "application/json", "User-Agent": "slotwise"}
+        token = os.environ.get(TOKEN_ENV, "").strip()
+        if token and token.isascii() and token.isprintable() and " " not in token:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            with httpx.Client(timeout=timeout, follow_redirects=True, headers=headers) as client:
+                response = client.get(model_info_url(repo_id, revision))
+            if response.status_code == 200:
+                data = response.content
+                _write_atomic(path, data)
+        except (httpx.HTTPError, httpx.InvalidURL):
+            data = None
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+    try:
+        info = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    st = info.get("safetensors") if isinstance(info, dict) else None
+    total = st.get("total") if isinstance(st, dict) else None
+    if isinstance(total, int) and not isinstance(total, bool) and total > 0:
+        return total
+    return None

@@ -145,3 +145,128 @@ def test_llava_counts_the_clip_tower_and_projector_and_warns_about_defaults():
     assert preset.extra_params > 300_000_000  # CLIP ViT-L/14-336 ~303M + 2-layer projector
     assert any("text_config" in w for w in warnings)
     assert any("defaults for llama" in w for w in warnings)  # hidden_size etc. from LlamaConfig
+
+
+# ------------------------------------------------------------------ KV cache and state
+
+
+def test_gemma2_sliding_layers_cap_their_kv_at_the_window():
+    from engine.estimate.kvcache import kv_elements, kv_elements_per_token
+
+    preset, _ = load(PUBLISHED["gemma-2-9b"])
+    per_layer_token = 2 * 8 * 256
+    assert kv_elements_per_token(preset) == 42 * per_layer_token
+    assert kv_elements(preset, 2048) == 2048 * 42 * per_layer_token  # under the window
+    # 21 global layers keep all 8192 tokens, 21 sliding layers keep 4096.
+    assert kv_elements(preset, 8192) == (21 * 8192 + 21 * 4096) * per_layer_token
+
+
+def test_mla_caches_the_latent_on_every_rank():
+    from engine.estimate.kvcache import kv_elements
+
+    preset, _ = load(PUBLISHED["deepseek-v2-lite"])
+    assert kv_elements(preset, 1000) == 1000 * 27 * (512 + 64)
+    assert kv_elements(preset, 1000, tp=8) == kv_elements(preset, 1000)
+
+
+def test_gqa_heads_split_over_tp_but_never_below_one():
+    from engine.estimate.kvcache import kv_elements
+
+    preset, _ = load(PUBLISHED["llama-3.1-8b-instruct"])  # 8 KV heads
+    one = kv_elements(preset, 4096)
+    assert kv_elements(preset, 4096, tp=4) == one // 4
+    assert kv_elements(preset, 4096, tp=16) == kv_elements(preset, 4096, tp=8) == one // 8
+
+
+# ------------------------------------------------------------------ families without a copy
+# No vendored config.json of these was found in the searchable sources; the shapes below are
+# the ones the publishers state (paper / model card) or the transformers config class defaults
+# (which for these classes describe the flagship model).  They test the family mapping, not
+# evidence of a copied file; PUBLISHED.toml holds only real copies.
+
+
+def count(cfg: dict):
+    preset, warnings = arch_from_config(cfg, source="shape", name=cfg["model_type"])
+    return preset, count_params(preset), warnings
+
+
+def test_gpt_oss_counts_biases_sinks_and_router_bias():
+    """gpt-oss model card (arXiv:2508.10925, Table 1): 120b = 36 layers, 128 experts top-4,
+    116.83B total, 5.13B active; 20b = 24 layers, 32 experts, 20.91B total, 3.61B active.
+    OpenAI's active count leaves out the input embedding."""
+    big = {"model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880,
+           "num_hidden_layers": 36, "num_attention_heads": 64, "num_key_value_heads": 8,
+           "head_dim": 64, "vocab_size": 201088, "num_local_experts": 128,
+           "num_experts_per_tok": 4, "sliding_window": 128}  # fmt: skip
+    small = {**big, "num_hidden_layers": 24, "num_local_experts": 32}
+    for cfg, total, active in ((big, "116.83B", "5.13B"), (small, "20.91B", "3.61B")):
+        preset, c, warnings = count(cfg)
+        assert within(c.total, total) and within(c.active - c.embedding, active)
+        assert preset.attention_sinks and preset.expert_bias and preset.router_bias
+        assert (preset.layer_types or ())[:2] == ("sliding_attention", "full_attention")
+        assert warnings == []
+
+
+def test_jamba_hybrid_counts_mamba_attention_and_moe_layers():
+    """Jamba (arXiv:2403.19887): 32 layers, one attention layer in eight, MoE (16 experts,
+    top-2) every other layer; 52B total, 12B active.  JambaConfig's defaults are that model."""
+    preset, c, warnings = count({"model_type": "jamba"})
+    assert within(c.total, "52B") and within(c.active, "12B")
+    assert c.attention_layers == 4 and c.ssm_layers == 28 and c.moe_layers == 16
+    assert any("defaults for jamba" in w for w in warnings)  # shape taken from the class
+
+
+def test_mamba_has_no_attention_and_counts_its_mixer():
+    """state-spaces/mamba-2.8b-hf: d_model 2560, 64 layers, vocab 50280, tied; '2.8B'."""
+    preset, c, _ = count(
+        {"model_type": "mamba", "hidden_size": 2560, "num_hidden_layers": 64, "vocab_size": 50280}
+    )
+    assert within(c.total, "2.8B")
+    assert c.attention_layers == 0 and c.ssm_layers == 64 and c.lm_head == 0
+    d, n, r = 5120, 16, 160  # d_inner, state, dt_rank = ceil(2560 / 16)
+    mixer = 2560 * 2 * d + (d * 4 + d) + d * (r + 2 * n) + (r * d + d) + d * n + d + d * 2560
+    assert c.ssm_per_layer == mixer
+
+
+def test_nemotron_h_pattern_sets_each_block():
+    cfg = {"model_type": "nemotron_h", "hidden_size": 64, "num_attention_heads": 4,
+           "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100, "intermediate_size": 96,
+           "mamba_num_heads": 8, "mamba_head_dim": 16, "ssm_state_size": 8, "n_groups": 2,
+           "hybrid_override_pattern": "M-M*-M"}  # fmt: skip
+    preset, c, _ = count(cfg)
+    assert preset.layer_types == ("mamba2", "none", "mamba2", "full_attention", "none", "mamba2")
+    assert c.attention_layers == 1 and c.ssm_layers == 3 and c.dense_layers == 2
+    assert c.mlp_per_layer == 2 * 64 * 96  # up + down, ReLU^2, no gate
+    d, conv = 128, 128 + 2 * 2 * 8
+    assert c.ssm_per_layer == 64 * (d + conv + 8) + conv * 4 + conv + 3 * 8 + d + d * 64
+
+
+def test_llama4_scout_active_and_interleaved_layout():
+    """Llama4TextConfig defaults are Llama 4 Scout: 16 experts + a shared expert in every
+    layer; Meta: 17B active (the 109B total includes the vision encoder, which slotwise does
+    not count for Llama 4 and says so when the config has one)."""
+    preset, c, _ = count({"model_type": "llama4_text"})
+    assert within(c.active, "17B") and c.moe_layers == 48
+    assert preset.shared_expert_intermediate_size == 8192
+    assert (preset.layer_types or ()).count("full_attention") == 12
+
+
+def test_falcon_without_intermediate_size_uses_4h_and_multi_query():
+    preset, c, _ = count({"model_type": "falcon"})  # FalconConfig defaults = falcon-7b
+    assert preset.intermediate_size == 4 * 4544 and preset.num_key_value_heads == 1
+    assert c.total == 6_921_720_704  # the sum of falcon-7b's checkpoint tensors: '7B'
+
+
+def test_kimi_k2_is_read_as_deepseek_v3():
+    """Kimi K2 ships DeepSeek-V3's code under model_type kimi_k2: 384 experts, 64 heads,
+    one dense layer; Moonshot: 1T total, 32B activated (DeepSeek's convention: without the
+    input embedding)."""
+    cfg = {"model_type": "kimi_k2", "hidden_size": 7168, "intermediate_size": 18432,
+           "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 64,
+           "num_key_value_heads": 64, "n_routed_experts": 384, "n_shared_experts": 1,
+           "num_experts_per_tok": 8, "first_k_dense_replace": 1, "q_lora_rank": 1536,
+           "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+           "v_head_dim": 128, "vocab_size": 163840, "tie_word_embeddings": False}  # fmt: skip
+    preset, c, _ = count(cfg)
+    assert within(c.total, "1.0T") and within(c.active - c.embedding, "32B")
+    assert preset.router_bias and (c.dense_layers, c.moe_layers) == (1, 60)

@@ -22,6 +22,7 @@ from engine.hub import (
     cache_path,
     config_url,
     fetch_config,
+    safetensors_params,
 )
 from parts.catalog import BUNDLED_DIR
 from parts.schema import ModelPreset
@@ -52,7 +53,16 @@ class _Hub(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server API)
         type(self).seen_auth.append(self.headers.get("Authorization"))
         owner = self.path.strip("/").split("/")[0]
-        if owner == "ok":
+        if self.path.startswith("/api/models/"):
+            repo_owner = self.path.split("/")[3]
+            totals = {"ok": 8_030_261_248, "bigger": 9_000_000_000}
+            if repo_owner in totals:
+                total = totals[repo_owner]
+                body = {"id": "x", "safetensors": {"parameters": {"BF16": total}, "total": total}}
+                self._send(200, json.dumps(body).encode())
+            else:
+                self._send(404, b'{"error": "Repository not found"}')
+        elif owner in ("ok", "bigger"):
             self._send(200, json.dumps(LLAMA_8B).encode())
         elif owner == "gated":
             self._send(401, b'{"error": "Access to model is restricted."}')
@@ -418,3 +428,30 @@ def test_every_preset_round_trips_through_its_config_json_form(raw):
     for field in cfg:
         if field in raw and field in ModelPreset.model_fields:
             assert getattr(imported, field) == getattr(preset, field), field
+
+
+# ------------------------------------------------------------------------------ safetensors
+
+
+def test_safetensors_total_is_read_cached_and_used_offline(hub):
+    assert safetensors_params("ok/model-8b") == 8_030_261_248
+    assert cache_path("ok/model-8b").with_name("model_info.json").is_file()
+    _stop(hub)
+    assert safetensors_params("ok/model-8b", offline=True) == 8_030_261_248
+    assert safetensors_params("ok/other", offline=True) is None
+
+
+def test_safetensors_missing_or_unreachable_is_none_not_an_error(hub):
+    assert safetensors_params("missing/model") is None
+    _stop(hub)
+    assert safetensors_params("nowhere/model", timeout=1) is None
+
+
+def test_resolving_a_hub_id_cross_checks_the_count(hub):
+    from engine.estimate.resolve import resolve_arch_with_warnings
+    from engine.workload import Workload
+
+    _, agree = resolve_arch_with_warnings(Workload(config="ok/model-8b"), None)  # type: ignore[arg-type]
+    assert any("8.030B" in w and "safetensors" in w and "they agree" in w for w in agree)
+    _, differ = resolve_arch_with_warnings(Workload(config="bigger/model"), None)  # type: ignore[arg-type]
+    assert any("-10.8%" in w and "differ by more than 1 %" in w for w in differ)

@@ -37,8 +37,6 @@ Origins of each term:
 
 from __future__ import annotations
 
-import math
-
 from pydantic import BaseModel, ConfigDict
 
 from engine.estimate.activations import (
@@ -54,11 +52,10 @@ from engine.estimate.constants import (
     NF4_BITS_PER_PARAM,
     OPTIMIZER_STATE_BYTES_FP32,
 )
+from engine.estimate.kvcache import kv_elements, ssm_state_elements
 from engine.estimate.params import (
     ParamCounts,
     count_params,
-    head_dim,
-    is_mla,
     linear_params_by_module,
     lora_params,
 )
@@ -204,15 +201,11 @@ def _in_flight_bytes(
 
 
 def kv_cache_bytes(arch: ModelPreset, workload: Workload, tp: int) -> float:
-    """KV cache of ``micro_batch`` sequences of ``seq_len`` tokens on one GPU."""
+    """KV cache (and Mamba state) of ``micro_batch`` sequences of ``seq_len`` tokens on one GPU:
+    per layer kind, sliding windows applied (:mod:`engine.estimate.kvcache`)."""
     e = activation_element_bytes(workload)  # FP8 serving keeps a bf16 cache unless told otherwise
-    tokens = workload.seq_len * workload.micro_batch
-    layers = arch.num_hidden_layers
-    if is_mla(arch):
-        per_token = layers * ((arch.kv_lora_rank or 0) + (arch.qk_rope_head_dim or 0)) * e
-        return tokens * per_token
-    kv_heads_per_gpu = math.ceil(arch.num_key_value_heads / tp)
-    return tokens * 2 * layers * kv_heads_per_gpu * head_dim(arch) * e
+    per_seq = kv_elements(arch, workload.seq_len, tp=tp) + ssm_state_elements(arch, tp=tp)
+    return workload.micro_batch * per_seq * e
 
 
 def memory_per_gpu(

@@ -89,7 +89,13 @@ def _from_config_ref(
 ) -> tuple[ModelPreset, list[str]]:
     # engine.hub (httpx) is imported only when a Hub id is resolved: evaluating a build or a
     # preset never loads the network stack.
-    from engine.hub import DEFAULT_TIMEOUT_S, HubError, fetch_config, is_repo_id
+    from engine.hub import (
+        DEFAULT_TIMEOUT_S,
+        HubError,
+        fetch_config,
+        is_repo_id,
+        safetensors_params,
+    )
 
     path = Path(ref).expanduser()
     if path.is_dir():
@@ -117,7 +123,37 @@ def _from_config_ref(
             f"{ref}: using the cached config.json ({fetched.stale_reason}); it may be outdated"
         )
     preset, warnings = _arch(fetched.config, source=fetched.url, name=ref, warnings=warnings)
+    hub_total = safetensors_params(
+        ref,
+        offline=offline or fetched.from_cache,  # the Hub just failed: do not wait on it twice
+        timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout,
+    )
+    if hub_total:
+        warnings.append(cross_check(preset, hub_total, ref))
     return preset.model_copy(update={"hf_id": ref}), warnings
+
+
+def cross_check(preset: ModelPreset, hub_total: int, ref: str) -> str:
+    """One line comparing the computed count with the Hub's safetensors count.
+
+    A checkpoint can legitimately hold more than the model slotwise counts: a vision tower
+    slotwise does not count, multi-token-prediction layers (DeepSeek-V3), quantization scales
+    (FP8 block scales, GPTQ/AWQ packing changes the element count), or buffers saved as
+    tensors (GPT-2's attention masks).  So a difference is reported, not corrected.
+    """
+    ours = round(preset.published_params_b * 1e9)
+    diff = (ours - hub_total) / hub_total
+    line = (
+        f"{ref}: {ours / 1e9:.3f}B parameters counted from config.json; the Hub's safetensors "
+        f"metadata says {hub_total / 1e9:.3f}B ({diff:+.1%})"
+    )
+    if abs(diff) <= 0.01:
+        return line + ": they agree"
+    return line + (
+        ": they differ by more than 1 % (the checkpoint may hold a vision tower, "
+        "multi-token-prediction layers, quantization scales or packed weights); memory is "
+        "estimated from the architecture"
+    )
 
 
 def _looks_like_path(ref: str) -> bool:

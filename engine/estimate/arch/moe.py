@@ -202,8 +202,7 @@ def llama4_text(r: ConfigReader) -> Fields:
         kinds = tuple(
             "full_attention" if (i + 1) % 4 == 0 else "chunked_attention" for i in range(n)
         )
-    if r.has("attention_chunk_size"):
-        add_sliding(r, f, kinds)
+    add_sliding(r, f, kinds, default=8192)  # Llama4TextConfig attention_chunk_size
     return f
 
 
