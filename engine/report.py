@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.edits import EditOp
+from engine.estimate import Estimate
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
@@ -56,8 +57,8 @@ class Report(BaseModel):
 
     findings: tuple[Finding, ...] = ()
     budgets: tuple[Budget, ...] = ()
-    # The estimator's result when the build has a workload (engine.estimate types), else None.
-    estimate: object | None = None
+    # The estimator's result when the build has a workload, else None.
+    estimate: Estimate | None = None
 
     def of(self, severity: Severity) -> list[Finding]:
         return [f for f in self.findings if f.severity == severity]

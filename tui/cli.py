@@ -14,7 +14,7 @@ import sys
 from tui import __version__
 
 # Sub-commands, in --help order.  A module listed here must exist and be finished.
-COMMANDS = ("parts", "validate", "estimate", "suggest", "export")
+COMMANDS = ("parts", "validate", "estimate", "suggest", "compare", "export")
 
 
 class UsageError(Exception):
@@ -103,4 +103,8 @@ def _open_app(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    # `python -m tui.cli`: run the imported module's main, so that the UsageError the commands
+    # raise (tui.cli.UsageError) is the class main() catches (not a second __main__ copy).
+    from tui.cli import main as _main
+
+    raise SystemExit(_main())

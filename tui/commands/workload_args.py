@@ -85,15 +85,17 @@ def _targets(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_workload_flags(parser: argparse.ArgumentParser) -> None:
-    """Add the CLI.md workload flags (and ``--mfu``, ``--master-weights``) to ``parser``."""
+def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = True) -> None:
+    """Add the CLI.md workload flags (and ``--mfu``, ``--master-weights``) to ``parser``;
+    ``positional=False`` leaves out the WORKLOAD argument (for commands whose positionals are files)."""
     g = parser.add_argument_group("workload")
-    g.add_argument(
-        "workload",
-        nargs="?",
-        metavar="WORKLOAD",
-        help="model preset id or config.json path / Hugging Face id (same as --model/--config)",
-    )
+    if positional:
+        g.add_argument(
+            "workload",
+            nargs="?",
+            metavar="WORKLOAD",
+            help="model preset id or config.json path / Hugging Face id (same as --model/--config)",
+        )
     g.add_argument("--model", metavar="ID", help="a preset from parts/data/models.toml")
     g.add_argument(
         "--config", metavar="PATH_OR_HF_ID", help="a config.json file or a Hugging Face model id"

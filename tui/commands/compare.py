@@ -1,0 +1,145 @@
+"""`slotwise compare A.toml B.toml [C.toml ...] [--json] [--format text|md|csv] [--out FILE]`.
+
+One column per option, one row per figure a customer decides on: GPUs and their memory, memory
+needed per GPU and whether the workload fits, time to train or decode speed, worst-case power and
+heat, rack units, servers and racks for the workload, price and cost of owning when a price list
+is given, errors and warnings.  Every option is checked against the SAME workload: the workload
+flags when given, else the first BOM's own.  The best value of each row is marked "(best)".
+
+Exit codes as `validate`: 0 every option is valid, 1 some option has errors (a workload that
+does not fit is one), 2 bad input (a BOM that cannot be read, a bad flag).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from engine.bom import BomExistsError, read_bom, write_bom
+from engine.bom.cluster import TcoParams
+from engine.compare import (
+    Comparison,
+    Option,
+    compare_builds,
+    comparison_csv,
+    comparison_markdown,
+    comparison_text,
+)
+from engine.pricing import PriceError, PriceList, load_prices
+from engine.workload import Workload
+from parts.catalog import Catalog
+from tui.cli import UsageError
+from tui.commands.common import add_catalog_flag, get_catalog, print_json
+from tui.commands.tco_args import add_tco_value_flags
+from tui.commands.validate import bad_input, input_paragraph
+from tui.commands.workload_args import add_workload_flags, workload_from_args
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare two or more saved builds side by side for one workload",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("boms", nargs="+", metavar="BOM.toml", help="two or more builds to compare")
+    p.add_argument("--json", action="store_true", help="machine-readable output (CLI.md shape)")
+    p.add_argument(
+        "--format", choices=("text", "md", "csv"), default="text", help="output format (text)"
+    )
+    p.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    p.add_argument(
+        "--prices",
+        metavar="FILE_OR_URL",
+        help="price list (TOML/CSV file or http(s) URL): adds price and cost-of-owning rows",
+    )
+    p.add_argument("--offline", action="store_true", help="no network: cached price list only")
+    t = p.add_argument_group("cost of owning (needs --prices and --kwh-price)")
+    add_tco_value_flags(t)
+    add_workload_flags(p, positional=False)
+    add_catalog_flag(p)
+    p.set_defaults(run=run)
+
+
+def _workload(args: argparse.Namespace) -> Workload | None:
+    """The workload flags' Workload, or None when no model is named (use the first BOM's)."""
+    if getattr(args, "model", None) is None and getattr(args, "config", None) is None:
+        return None
+    return workload_from_args(args)
+
+
+def _prices(args: argparse.Namespace) -> PriceList | None:
+    if not args.prices:
+        return None
+    try:
+        return load_prices(args.prices, offline=args.offline)
+    except PriceError as exc:
+        raise UsageError(f"--prices: {exc}") from None
+
+
+def load_options(paths: list[str], catalog: Catalog) -> list[Option]:
+    """Read every BOM; the first unreadable one is bad input (exit 2), named with its problem."""
+    options: list[Option] = []
+    seen: dict[str, int] = {}
+    for path in paths:
+        loaded = read_bom(path, catalog)
+        if bad_input(loaded) or loaded.build is None:
+            raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
+        label = Path(path).name
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            label = f"{label} ({seen[label]})"
+        options.append(Option(label=label, build=loaded.build))
+    return options
+
+
+def render(cmp: Comparison, fmt: str) -> str:
+    if fmt == "md":
+        return comparison_markdown(cmp, heading="# Options compared")
+    if fmt == "csv":
+        return comparison_csv(cmp)
+    return comparison_text(cmp)
+
+
+def run(args: argparse.Namespace) -> int:
+    if len(args.boms) < 2:
+        raise UsageError("compare needs two or more BOM files (one column each)")
+    catalog = get_catalog(args)
+    workload = _workload(args)
+    if workload is not None:
+        from engine.estimate.resolve import ModelResolveError, resolve_arch
+
+        try:  # a model the catalog / cache cannot resolve is bad input, not a column of n/a
+            resolve_arch(workload, catalog, offline=args.offline)
+        except ModelResolveError as exc:
+            raise UsageError(str(exc)) from None
+    options = load_options(args.boms, catalog)
+    prices = _prices(args)
+    tco = None
+    if prices is not None and args.kwh_price is not None:
+        tco = TcoParams(
+            years=args.years,
+            utilization=args.utilization,
+            pue=args.pue,
+            kwh_price=args.kwh_price,
+            cloud_gpu_hour=args.cloud_gpu_hour,
+        )
+    elif args.kwh_price is not None:
+        raise UsageError("--kwh-price: the cost of owning needs prices; add --prices FILE_OR_URL")
+    cmp = compare_builds(options, catalog, workload, prices, tco)
+    if args.json:
+        print_json(cmp.to_json())
+        return cmp.exit_code
+    text = render(cmp, args.format)
+    if not args.out:
+        sys.stdout.write(text)
+        return cmp.exit_code
+    try:
+        write_bom(args.out, text, force=args.force)
+    except BomExistsError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
+    return cmp.exit_code
