@@ -159,3 +159,23 @@ def test_bad_input_exits_2_with_one_message(capsys, argv, needle):
     assert code == 2, (out, err)
     assert needle in err and "Traceback" not in err
     assert err.count("slotwise:") == 1
+
+
+def test_suggest_hands_its_top_builds_to_compare(capsys):
+    code, out, _ = _run(
+        capsys, "suggest", "--model", "llama-3.1-8b", "--method", "lora", "--compare", "2", "--json"
+    )
+    data = json.loads(out)
+    assert [o["label"].split()[0] for o in data["options"]] == ["#1", "#2"]
+    assert data["workload"].startswith("lora llama-3.1-8b")
+    assert code == 0
+
+
+def test_markdown_export_includes_the_comparison(capsys):
+    code, out, _ = _run(capsys, "export", NVL, "--format", "md", "--compare", HGX)
+    assert code == 0
+    head, section = out.split("## Options compared")
+    assert head.startswith("# ")  # the build's own summary comes first
+    assert "| h200-nvl-lora-421ge.toml | hgx-h200-finetune-821ge.toml |" in section
+    code, _, err = _run(capsys, "export", NVL, "--format", "csv", "--compare", HGX)
+    assert code == 2 and "--format md" in err

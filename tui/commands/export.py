@@ -47,6 +47,13 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="OTHER.toml",
+        help="md only: add an 'Options compared' section, this build against the others, "
+        "all under this build's workload",
+    )
+    p.add_argument(
         "--prices",
         metavar="FILE_OR_URL",
         help="price list (TOML/CSV file or URL) for unit prices; default: the BOM's own",
@@ -69,6 +76,8 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.format != "md" and args.cloud_gpu_hour is not None:
         raise UsageError("--cloud-gpu-hour: the TCO section is only in --format md")
+    if args.format != "md" and args.compare:
+        raise UsageError("--compare: the comparison section is only in --format md")
     catalog = get_catalog(args)
     loaded = read_bom(args.bom, catalog)
     if bad_input(loaded) or loaded.build is None:
@@ -105,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
             cluster=cluster_for_build(loaded.build, catalog, report, args.kw_per_rack),
             tco=_tco(args, loaded.build, catalog, report, prices, currency),
         )
+        if args.compare:
+            text += "\n" + _comparison(args, loaded.build, catalog)
     else:
         text = to_csv(loaded.build, catalog, prices, currency)
 
@@ -137,3 +148,15 @@ def _tco(args, build, catalog, report, prices, currency) -> BuildTco | None:
         cloud_gpu_hour=args.cloud_gpu_hour,
     )
     return tco_for_build(build, catalog, report, prices, currency or "", params)
+
+
+def _comparison(args: argparse.Namespace, build, catalog) -> str:
+    """The customer-facing 'Options compared' section: this build first, then the others."""
+    from pathlib import Path
+
+    from engine.compare import Option, compare_builds, comparison_markdown
+    from tui.commands.compare import load_options
+
+    first = Option(label=Path(args.bom).name, build=build)
+    others = load_options(list(args.compare), catalog)
+    return comparison_markdown(compare_builds([first, *others], catalog))

@@ -39,6 +39,13 @@ def register(sub) -> None:
     add_workload_flags(p)
     p.add_argument("--objective", choices=OBJECTIVES, default="gpus", help="ranking (gpus)")
     p.add_argument("--limit", type=_positive_int, default=5, metavar="N", help="builds shown (5)")
+    p.add_argument(
+        "--compare",
+        type=_positive_int,
+        metavar="N",
+        help="print the top N builds side by side (as `slotwise compare`; JSON with --json) "
+        "instead of the ranked list",
+    )
     p.add_argument("--out", metavar="DIR", help="write each build as DIR/<rank>-<chassis>.toml")
     p.add_argument("--force", action="store_true", help="overwrite BOM files in --out")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -151,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
     if args.tco and prices is not None:
         tcos = {s.rank: tco_for(s, args, prices.currency) for s in result.suggestions}
     written = _write_boms(args, result, catalog, prices) if args.out else []
+    if args.compare:
+        return _compare_top(args, result, workload, catalog, prices)
     if args.json:
         out = []
         for s in result.suggestions:
@@ -306,3 +315,24 @@ def render(result: SuggestResult, workload, model: str, warnings, tcos, written,
                 md = tco_markdown(tco).rstrip()
                 lines.append(md.replace("## Total", f"## #{s.rank}: total", 1))
     return "\n".join(lines) + "\n"
+
+
+def _compare_top(args, result: SuggestResult, workload, catalog: Catalog, prices) -> int:
+    """`--compare N`: the top N suggestions as compare columns, under the suggest workload."""
+    from engine.compare import Option, compare_builds, comparison_text
+
+    if args.compare < 2:
+        raise UsageError("--compare: give 2 or more (the number of top builds to compare)")
+    top = result.suggestions[: args.compare]
+    if len(top) < 2:
+        raise UsageError(
+            f"--compare {args.compare}: only {len(top)} build(s) meet the workload; "
+            "nothing to compare (relax the constraints or raise --limit)"
+        )
+    options = [Option(label=f"#{s.rank} {s.build.chassis}", build=s.build) for s in top]
+    cmp = compare_builds(options, catalog, workload, prices)
+    if args.json:
+        print_json(cmp.to_json())
+    else:
+        print(comparison_text(cmp), end="")
+    return 0 if result.ok else 1
