@@ -226,7 +226,51 @@ def _workload_rows(evs: Sequence[_Evaluated]) -> list[Row]:
         rows.append(_row("train_days", "time to train", train_days, "days", "lower"))
     if any(isinstance(c.value, float) for c in decode):
         rows.append(_row("decode_tokens_per_s", "decode speed", decode, "tok/s", "higher"))
+    rows += _serving_rows(evs)
     return rows
+
+
+def _serving_rows(evs: Sequence[_Evaluated]) -> list[Row]:
+    """Serving capacity (engine.estimate.serving) when the workload is inference."""
+    served = [ev.report.estimate.serving if ev.report.estimate else None for ev in evs]
+    if not any(sv is not None for sv in served):
+        return []
+    per_server: list[Cell] = []
+    per_user: list[Cell] = []
+    ttft: list[Cell] = []
+    max_users: list[Cell] = []
+    for sv in served:
+        if sv is None:
+            for lst in (per_server, per_user, ttft, max_users):
+                lst.append(Cell(value=None, text="n/a"))
+            continue
+        per_server.append(
+            Cell(
+                value=_num(sv.tokens_per_s_per_server),
+                text=_fmt(sv.tokens_per_s_per_server, 0, "tok/s"),
+            )
+        )
+        per_user.append(
+            Cell(
+                value=_num(sv.tokens_per_s_per_user),
+                text=_fmt(sv.tokens_per_s_per_user, 1, "tok/s"),
+            )
+        )
+        ttft.append(Cell(value=_num(sv.ttft_s), text=_fmt(sv.ttft_s, 2, "s")))
+        max_users.append(Cell(value=sv.max_users, text=str(sv.max_users)))
+    users = next(sv.users for sv in served if sv is not None)
+    return [
+        _row(
+            "serving_tokens_per_s_per_server",
+            f"tokens/s per server, {users} users",
+            per_server,
+            "tok/s",
+            "higher",
+        ),
+        _row("serving_tokens_per_s_per_user", "tokens/s per user", per_user, "tok/s", "higher"),
+        _row("serving_ttft_s", "time to first token", ttft, "s", "lower"),
+        _row("serving_max_users", "most users that fit", max_users, "", "higher"),
+    ]
 
 
 def _power_rows(evs: Sequence[_Evaluated], catalog: Catalog) -> list[Row]:
