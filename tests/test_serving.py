@@ -159,3 +159,37 @@ def test_estimate_text_shows_serving_block(capsys):
     out = capsys.readouterr().out
     assert "time to first token" in out and "tokens/s per server" in out
     assert "servers for 8 users at 50 tokens/s" in out
+
+
+def _report(workload: Workload):
+    from engine.build import Build
+    from engine.evaluate import evaluate
+
+    build = Build(
+        chassis="SYS-521GE-TNRT",
+        slots={"1": "NVIDIA-H200-NVL-141GB"},
+        cpu="XEON-8480+",
+        cpu_count=2,
+        workload=workload,
+    )
+    return evaluate(build, catalog())
+
+
+def test_build_report_carries_serving_budgets_and_findings():
+    w = Workload(model="llama-3.1-8b", seq_len=2048, users=64, tokens_per_user_s=20)
+    report = _report(w)
+    users = report.budget("serving_users")
+    rate = report.budget("serving_rate")
+    assert users is not None and users.used == 64 and users.available > 64 and not users.over
+    assert rate is not None and rate.used == 20 and rate.available > 20 and not rate.over
+    assert not [f for f in report.findings if f.rule.startswith("workload_fit.serving")]
+    # too many users for the KV cache, and a rate no single GPU gives
+    bad = _report(w.model_copy(update={"users": 5000, "tokens_per_user_s": 5000}))
+    rules = {f.rule for f in bad.findings}
+    assert {"workload_fit.serving_users", "workload_fit.serving_rate"} <= rules
+    assert bad.budget("serving_users").over and bad.budget("serving_rate").over
+
+
+def test_training_builds_have_no_serving_budget():
+    report = _report(Workload(model="llama-3.1-8b", method="lora", tokens=1e8, users=8))
+    assert report.budget("serving_users") is None

@@ -54,6 +54,8 @@ def budget_label(b: Budget) -> str:
         "heat": "Heat",
         "gpu_memory": "GPU memory per GPU",
         "train_time": "Time to train",
+        "serving_users": "Concurrent users (KV cache)",
+        "serving_rate": "Tokens/s per user",
     }.get(b.name, b.name)
 
 

@@ -99,6 +99,8 @@ RULES: dict[str, str] = {
     "workload_fit.unresolved": "workload model could not be resolved offline",
     "workload_fit.gpu_memory": "workload does not fit the GPUs' memory",
     "workload_fit.train_time": "training takes longer than the target",
+    "workload_fit.serving_users": "the KV cache of the concurrent users does not fit",
+    "workload_fit.serving_rate": "each user gets fewer tokens/s than asked",
     # network
     "network.nic_ratio": "multi-node training with too few fast NICs",
     "network.gpu_nic_placement": "GPUs without a fast NIC under the same PCIe switch",

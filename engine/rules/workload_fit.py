@@ -205,3 +205,74 @@ def check(ctx: Ctx) -> None:
                     fix=f"{more}, faster GPUs, or fewer tokens",
                 )
             )
+    _serving(ctx, est, gpu, n)
+
+
+def _serving(ctx: Ctx, est: Any, gpu: Gpu, n: int) -> None:
+    """Serving budgets (engine.estimate.serving): concurrent users against the most whose KV
+    cache fits, and the tokens/s each user gets against the tokens/s asked for."""
+    sv = getattr(est, "serving", None)
+    wl = ctx.workload
+    if sv is None or wl is None or wl.training:
+        return
+    speed = (
+        f"first token {sv.ttft_s * 1e3:,.0f} ms, {sv.tokens_per_s_per_user:,.1f} tokens/s per "
+        f"user, {sv.tokens_per_s_per_server:,.0f} tokens/s per server"
+    )
+    ctx.budgets.append(
+        Budget(
+            name="serving_users",
+            used=float(sv.users),
+            available=float(sv.max_users),
+            unit="users",
+            group="workload",
+            detail=f"{speed}; KV cache {sv.kv_cache_bytes_for_users / GiB:,.1f} GiB for "
+            f"{sv.users} x {wl.seq_len} tokens on {n} x {gpu.sku}",
+        )
+    )
+    if wl.users and not sv.fits_users:
+        ctx.add(
+            finding(
+                "workload_fit.serving_users",
+                "error",
+                f"the KV cache of {sv.users} users x {wl.seq_len} tokens does not fit "
+                f"{n} x {gpu.sku}: at most {sv.max_users} users",
+                parts=(gpu.sku,),
+                fix="more GPUs or servers, FP8 weights, a shorter context, or fewer users",
+            )
+        )
+    target = sv.tokens_per_user_s_target
+    if not target:
+        return
+    ctx.budgets.append(
+        Budget(
+            name="serving_rate",
+            used=float(target),
+            available=float(sv.tokens_per_s_per_user),
+            unit="tokens/s",
+            group="workload",
+            detail=f"asked per user vs what each of {sv.users} users gets; "
+            + (
+                f"{sv.servers_for_users} server(s) of {est.gpus_per_server} GPUs serve "
+                f"{sv.users} users at {target:g} tokens/s"
+                if sv.servers_for_users
+                else f"one replica cannot give a single user {target:g} tokens/s"
+            ),
+        )
+    )
+    if sv.tokens_per_s_per_user < target:
+        ctx.add(
+            finding(
+                "workload_fit.serving_rate",
+                "warning",
+                f"{sv.users} users get about {sv.tokens_per_s_per_user:,.1f} tokens/s each on "
+                f"{n} x {gpu.sku}; {target:g} tokens/s was asked",
+                parts=(gpu.sku,),
+                fix=(
+                    f"about {sv.servers_for_users} server(s) like this one"
+                    if sv.servers_for_users
+                    else "faster GPUs, FP8 weights or more tensor parallelism (no count of "
+                    "these servers reaches the rate)"
+                ),
+            )
+        )

@@ -16,6 +16,8 @@ TITLES = {
     "heat": "Heat",
     "gpu_memory": "GPU memory per GPU",
     "train_time": "Time to train",
+    "serving_users": "Concurrent users (KV cache)",
+    "serving_rate": "Tokens/s per user",
 }
 
 
@@ -133,7 +135,7 @@ def assumptions_text(report: Report | None) -> Text:
 
 
 def _rank(b: Budget) -> int:
-    order = ["power", "heat", "gpu_memory", "train_time"]
+    order = ["power", "heat", "gpu_memory", "train_time", "serving_users", "serving_rate"]
     if b.name in order:
         return order.index(b.name)
     return 10 if b.name.startswith("lanes:") else 5

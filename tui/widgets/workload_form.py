@@ -54,6 +54,8 @@ def _literal_values(annotation) -> tuple[str, ...]:
 # Loss implementations come from engine.workload.Workload.loss; blank (None) = the engine's default.
 LOSSES = _literal_values(Workload.model_fields["loss"].annotation)
 LOSS_CHOICES = (("default", "default"), *((v, v) for v in LOSSES))
+# Serving engines from engine.workload.Workload.serving_engine; blank (None) = "optimized".
+SERVING_ENGINES = _literal_values(Workload.model_fields["serving_engine"].annotation)
 # Workload field -> the form's label, so validation messages name what the user sees.
 FIELD_LABELS = {
     "seq_len": "Sequence length",
@@ -65,6 +67,9 @@ FIELD_LABELS = {
     "target_days": "Target days",
     "mfu": "MFU override",
     "loss": "Loss",
+    "users": "Users (serving)",
+    "tokens_per_user_s": "Tokens/s per user",
+    "serving_engine": "Serving engine",
 }
 
 
@@ -141,6 +146,17 @@ class WorkloadForm(Vertical):
             yield Input(placeholder="blank = estimator default", type="number", id="wl-mfu")
             yield Label("Loss")
             yield Select(LOSS_CHOICES, value="default", allow_blank=False, id="wl-loss")
+            yield Label("Users (serving)")
+            yield Input(placeholder="concurrent users, blank = 1", type="integer", id="wl-users")
+            yield Label("Tokens/s per user")
+            yield Input(placeholder="e.g. 30: sizes servers", type="number", id="wl-rate")
+            yield Label("Serving engine")
+            yield Select(
+                [(e, e) for e in SERVING_ENGINES],
+                value="optimized",
+                allow_blank=False,
+                id="wl-engine",
+            )
 
     def load(self, w: Workload | None) -> None:
         """Show ``w`` in the fields without posting Changed."""
@@ -170,6 +186,11 @@ class WorkloadForm(Vertical):
             )
             self.query_one("#wl-mfu", Input).value = "" if w.mfu is None else f"{w.mfu:g}"
             self.query_one("#wl-loss", Select).value = w.loss or "default"
+            self.query_one("#wl-users", Input).value = "" if w.users is None else str(w.users)
+            self.query_one("#wl-rate", Input).value = (
+                "" if w.tokens_per_user_s is None else f"{w.tokens_per_user_s:g}"
+            )
+            self.query_one("#wl-engine", Select).value = w.serving_engine or "optimized"
 
     def read(self) -> tuple[Workload | None, str | None]:
         """The workload the fields describe, or (None, why not)."""
@@ -235,6 +256,21 @@ class WorkloadForm(Vertical):
                     f"MFU override: {mfu!r} is not a number; type a fraction such as 0.4, "
                     "or clear it for the estimator's default"
                 )
+        users = self.query_one("#wl-users", Input).value.strip()
+        if users:
+            try:
+                fields["users"] = int(users)
+            except ValueError:
+                return None, f"Users (serving): {users!r} is not a whole number"
+        rate = self.query_one("#wl-rate", Input).value.strip()
+        if rate:
+            try:
+                fields["tokens_per_user_s"] = float(rate)
+            except ValueError:
+                return None, f"Tokens/s per user: {rate!r} is not a number, e.g. 30"
+        engine = self.query_one("#wl-engine", Select).value
+        if engine != "optimized":
+            fields["serving_engine"] = engine
         try:
             return Workload(**fields), None
         except ValidationError as exc:
@@ -286,6 +322,26 @@ def fmt_count(value: float | None) -> str:
     return f"{value:g}"
 
 
+def serving_text(sv) -> Text:
+    """Two short lines of serving figures (engine.estimate.serving.Serving), 80 columns."""
+    t = Text()
+    t.append(
+        f"Serving {sv.users} user(s): first token {sv.ttft_s * 1e3:,.0f} ms, "
+        f"{sv.tokens_per_s_per_user:,.1f} tok/s each\n"
+    )
+    t.append(f"  {sv.tokens_per_s_per_server:,.0f} tok/s per server, max {sv.max_users:,} users")
+    target = sv.tokens_per_user_s_target
+    if target:
+        if sv.servers_for_users:
+            t.append(f"; {sv.servers_for_users} server(s) for {target:g} tok/s each")
+        else:
+            t.append(f"; {target:g} tok/s each: out of reach", style="bold red")
+    if not sv.fits_users:
+        t.append("  ✖ users do not fit", style="bold red")
+    t.append("\n")
+    return t
+
+
 def verdict_text(
     report: Report | None, workload: Workload | None, problem: str | None = None
 ) -> Text:
@@ -331,7 +387,10 @@ def verdict_text(
                 )
             t.append("\n")
         tps = getattr(est, "decode_tokens_per_s", None)
-        if tps is not None:
+        sv = getattr(est, "serving", None)
+        if sv is not None:
+            t.append(serving_text(sv))
+        elif tps is not None:
             t.append(f"Decode: about {tps:,.0f} tokens/s\n")
     elif report is not None:
         t.append("No estimate for this build yet (fit GPUs first).\n", style="dim")

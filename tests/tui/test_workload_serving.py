@@ -1,0 +1,62 @@
+"""The workload form's serving fields (users, tokens/s per user, engine), by keyboard at 80x24:
+each reaches the build's Workload, the verdict shows time to first token, tokens/s per user and
+per server and the servers needed, and a bad value is reported by field name."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Select, Static
+from tui_helpers import CHASSIS, GPU, keys_for, set_input, started
+
+from engine.build import Build
+from engine.workload import Workload
+
+
+def _verdict(app) -> str:
+    return str(app.screen.query_one("#verdict", Static).render())
+
+
+async def test_users_rate_and_engine_reach_the_workload_and_the_verdict(make_app):
+    start = Workload(model="llama-3.1-8b", method="inference", seq_len=2048)
+    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=start)
+    app = make_app(build=build)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        form = app.screen
+        users = form.query_one("#wl-users", Input)
+        assert users.value == ""
+        assert "Serving 1 user(s)" in _verdict(app)
+
+        await set_input(pilot, users, "64")
+        await pilot.pause()
+        assert app.history.current.workload.users == 64
+        assert "Serving 64 user(s)" in _verdict(app)
+        one_each = app.history.current.workload
+
+        rate = form.query_one("#wl-rate", Input)
+        await set_input(pilot, rate, "20")
+        await pilot.pause()
+        assert app.history.current.workload.tokens_per_user_s == 20
+        assert "server(s) for 20 tok/s each" in _verdict(app)
+
+        # -64 users: the message names the field, the build keeps the last good workload
+        users.focus()
+        await pilot.press("home", "minus")
+        await pilot.pause()
+        assert users.value == "-64"
+        assert "Users (serving)" in _verdict(app) and "INPUT" in _verdict(app)
+        assert app.history.current.workload.users == 64
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert "INPUT" not in _verdict(app)
+
+        before = _verdict(app)
+        sel = form.query_one("#wl-engine", Select)
+        sel.focus()
+        await pilot.pause()
+        await pilot.press("enter", *keys_for("eager"), "enter")
+        await pilot.pause()
+        assert app.history.current.workload.serving_engine == "eager"
+        assert _verdict(app) != before
+        assert one_each.serving_engine is None
