@@ -53,6 +53,9 @@ class SlotwiseApp(App[int]):
     BINDINGS = bindings(APP_KEYS)
     COMMANDS = App.COMMANDS | {SlotwiseCommands}
     ENABLE_COMMAND_PALETTE = True
+    # Toasts sit over the map's lower right: short-lived (issue #14); errors that need
+    # reading open a dialog instead.
+    NOTIFICATION_TIMEOUT = 3
 
     def __init__(
         self,

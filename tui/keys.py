@@ -221,6 +221,47 @@ def pretty_keys(spec: str) -> str:
     return " / ".join(out)
 
 
+#: The key hint line of the build screen, most important first: the first five are always
+#: shown (issue #14: Quit, Help, Export, Undo and Fix reachable at 80x24), then the keys of
+#: the focused pane, then the rest while they fit.
+HINTS_ALWAYS = ("app.help", "app.quit", "build.export", "build.undo", "build.fix")
+HINTS_MAP = ("map.pick", "map.remove", "map.move")
+HINTS_MORE = ("build.tabs", "app.palette")
+
+_SHORT = {"enter": "Enter", "delete": "Del", "escape": "Esc", "question_mark": "?"}
+
+
+def short_key(spec: str) -> str:
+    """The first alternative of a key spec, as short as it reads: 'ctrl+s,e' -> '^S'."""
+    k = spec.split(",")[0]
+    if k.startswith("ctrl+"):
+        return "^" + k[5:].upper()
+    if k.startswith("f") and k[1:].isdigit():
+        return k.upper()
+    return _SHORT.get(k, k)
+
+
+def key_by_id() -> dict[str, Key]:
+    out = {k.id: k for _, group in ALL_KEYS for k in group}
+    out["build.tabs"] = Key("build.tabs", "f2", "", "F2-F5 tabs", "Map, Budgets, Workload, BOM.")
+    return out
+
+
+def hint_items(ids: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(key, label) pairs for the hint line, e.g. ('^Q', 'Quit')."""
+    keys = key_by_id()
+    out = []
+    for i in ids:
+        k = keys[i]
+        if i == "build.tabs":
+            out.append(("F2-F5", "Tabs"))
+        elif i == "app.palette":
+            out.append(("^P", "All keys"))
+        else:
+            out.append((short_key(k.keys), k.description))
+    return out
+
+
 def bindings(keys: tuple[Key, ...]) -> list:
     """Textual ``Binding`` objects for ``keys`` (imported lazily so this module stays light)."""
     from textual.binding import Binding

@@ -109,3 +109,8 @@ async def select_finding(pilot: Pilot, rule: str) -> None:
             return
         await pilot.press("down")
     raise AssertionError(f"no finding {rule}: {[f.rule for f in findings.findings]}")
+
+
+def screen_text(app) -> list[str]:
+    """What the terminal shows now, one string per row (as a user would read it)."""
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]

@@ -9,7 +9,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from engine.edits import Move, Remove, RemoveBridge, SetBaseboard, SetCount, SetDrives, SetWorkload
 from tui.keys import BUILD_KEYS, bindings
@@ -18,7 +18,8 @@ from tui.screens.picker_model import target_for
 from tui.widgets.bom_view import BomView
 from tui.widgets.budgets import BudgetsView
 from tui.widgets.chassis_map import ChassisMap
-from tui.widgets.findings import FindingsList, summary_text
+from tui.widgets.findings import FindingsList, summary_text, unverified_text
+from tui.widgets.key_hints import KeyHints
 from tui.widgets.map_rows import MapRow
 from tui.widgets.workload_form import WorkloadForm
 
@@ -50,7 +51,7 @@ class BuildScreen(Screen[None]):
                 yield WorkloadForm(presets, id="workload-form")
             with TabPane("BOM F5", id="bom"), VerticalScroll():
                 yield BomView(id="bom-view")
-        yield Footer()
+        yield KeyHints(id="key-hints")
 
     def on_mount(self) -> None:
         self.app.apply_blink(self)
@@ -63,17 +64,21 @@ class BuildScreen(Screen[None]):
         build = app.history.current
         report = app.report
         chassis = app.catalog.chassis.get(build.chassis)
-        status = Text()
-        status.append("slotwise ", style="bold")
-        status.append(f"│ {build.chassis} ")
+        # Most important first, so a narrow terminal crops only the tail: the unexported flag,
+        # the verdict in words (errors, warnings, what could not be verified), then the build.
+        status = Text(no_wrap=True, overflow="ellipsis")
+        if app.dirty:
+            status.append("✎ UNEXPORTED", style="bold reverse")
+            status.append(" │ ")
+        status.append_text(summary_text(report, compact=True))
+        unverified = unverified_text(report)
+        if unverified.plain:
+            status.append(" │ ")
+            status.append_text(unverified)
         gpus = sum(1 for s in build.slots.values() if s in app.catalog.gpus)
         board = app.catalog.baseboards.get(build.baseboard or "")
         gpus += board.gpu_count if board else 0
-        status.append(f"│ {gpus} GPU{'s' if gpus != 1 else ''} ")
-        status.append("│ ")
-        status.append_text(summary_text(report))
-        if app.dirty:
-            status.append("│ unexported changes", style="italic")
+        status.append(f" │ {build.chassis} │ {gpus} GPU{'s' if gpus != 1 else ''}")
         if self.move_src:
             status.append(
                 f" │ moving slot {self.move_src}: m on the target, Esc cancels",
