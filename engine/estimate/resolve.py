@@ -13,12 +13,12 @@ by :func:`resolve_arch_with_warnings` and appended to the preset's ``notes``.
 
 from __future__ import annotations
 
-import difflib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.estimate.arch import ArchConfigError, arch_from_config
+from engine.names import close_names
 from parts.schema import ModelPreset
 
 if TYPE_CHECKING:
@@ -72,8 +72,8 @@ def _preset(model_id: str, catalog: Catalog) -> ModelPreset:
     lowered = {k.lower(): k for k in models}
     if key.lower() in lowered:
         return models[lowered[key.lower()]]
-    close = difflib.get_close_matches(key.lower(), list(lowered), n=3, cutoff=0.5)
-    hint = f" Did you mean {', '.join(lowered[c] for c in close)}?" if close else ""
+    close = close_names(key, models, n=3)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise ModelResolveError(
         f"--model {model_id!r} is not a preset in the catalog.{hint} List the presets with "
         "`slotwise parts --kind model`, or pass a config.json path or Hugging Face id with "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Any
@@ -24,9 +25,11 @@ def print_json(data: Any) -> None:
 
 
 def add_catalog_flag(p) -> None:
+    """--catalog on a sub-command, so it may come before or after the command name; the
+    default is SUPPRESS so a sub-command never overwrites the value given before it."""
     p.add_argument(
         "--catalog",
         metavar="DIR",
-        default=None,
-        help="overlay catalog directory (env SLOTWISE_CATALOG)",
+        default=argparse.SUPPRESS,
+        help="overlay catalog directory (env SLOTWISE_CATALOG); also accepted before COMMAND",
     )

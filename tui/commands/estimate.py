@@ -8,7 +8,6 @@ training builds start from; pass --gpu for any other catalog GPU (`slotwise part
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from engine.estimate import Estimate, estimate, suggest_changes
 from engine.estimate.checkpoint import checkpoint_format
 from engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
 from engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
+from engine.names import close_names
 from parts.catalog import Catalog
 from parts.schema import Gpu, ModelPreset
 from tui.cli import UsageError
@@ -58,8 +58,8 @@ def find_gpu(catalog: Catalog, sku: str) -> Gpu:
     lowered = {k.lower(): k for k in gpus}
     if sku.lower() in lowered:
         return gpus[lowered[sku.lower()]]
-    close = difflib.get_close_matches(sku.lower(), list(lowered), n=4, cutoff=0.4)
-    hint = f" Close matches: {', '.join(lowered[c] for c in close)}." if close else ""
+    close = close_names(sku, gpus, n=4, cutoff=0.4)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise UsageError(
         f"--gpu {sku!r} is not a GPU in the catalog.{hint} List them with "
         "`slotwise parts --kind gpu`."

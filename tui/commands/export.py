@@ -5,13 +5,13 @@ the same bytes).  md: a customer-facing summary (build, budgets, workload verdic
 csv: the line items for ERP import.  Without --out the result goes to stdout.  An existing
 --out file is only replaced with --force (exit 2 otherwise); writes are atomic.
 
-Prices: the unit prices saved in the BOM are kept; --prices (a TOML/CSV price list or URL, see
-engine.pricing) replaces them.  A BOM that cannot be loaded faithfully (unknown SKU, malformed
+Prices: the unit prices saved in the BOM are kept; --prices (a TOML/CSV price list or URL;
+examples/prices-example.toml shows the format) replaces them.  A BOM that cannot be loaded faithfully (unknown SKU, malformed
 TOML, ...) is not exported: exit 2 with the problems on stderr; run `slotwise validate` for more.
 
 md only: when the build's workload does not fit one server (or training misses its target days)
-a "Cluster sizing" section sizes a cluster of copies of it (engine.bom.cluster / engine.cluster;
---kw-per-rack sets the rack power).  With a price list (--prices or the BOM's own prices) and
+a "Cluster sizing" section sizes a cluster of copies of it
+(--kw-per-rack sets the rack power).  With a price list (--prices or the BOM's own prices) and
 --cloud-gpu-hour, a "Total cost of ownership" section compares owning the server with renting
 its GPUs (--years, --pue, --kwh-price, --utilization: the same flags as `slotwise suggest`).
 """

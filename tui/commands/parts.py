@@ -77,10 +77,14 @@ def run(args: argparse.Namespace) -> int:
     for r in recs:
         if r.kind != kind:
             kind = r.kind
+            same = [x for x in recs if x.kind == kind]
+            sku_w = max(len(x.sku) for x in same)
+            name_w = max(len(x.name) for x in same)
             print(f"\n{kind.upper()}")
         figs = "  ".join(
             f"{hdr} {_fmt(getattr(r, f, None), unit)}" for f, hdr, unit in KEY_FIELDS[r.kind]
         )
-        print(f"  {r.sku:<28} {r.name[:34]:<34} {figs}  [{r.confidence}]")
+        # Whole names, never cut: the columns are as wide as the longest in the kind.
+        print(f"  {r.sku:<{sku_w}}  {r.name:<{name_w}}  {figs}  [{r.confidence}]")
     print(f"\n{len(recs)} record(s); catalog version {cat.version}. Sources: slotwise parts --json")
     return 0
