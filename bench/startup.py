@@ -1,13 +1,17 @@
-"""Time to the first usable frame of the app, measured from process start.
+"""Time to the first usable frame of the app, against a bare Textual app in the same run.
 
-    .venv/bin/python bench/startup.py [--runs 5]
+    python bench/startup.py [--runs 5]
 
 Each run starts a fresh interpreter that imports the app, opens it headless at 80x24 with the
 real bundled catalog (loaded in the app's worker, as in use) and an empty state dir, and waits
 until the chassis chooser is on screen and has focus, i.e. the user can type.  The parent
 measures from just before spawning the process to the child's READY line, so interpreter
-start-up and imports are included.  Prints each run and, as the last line,
-``first_frame_ms=<median>`` (goal: < 1000 on 2 cores).
+start-up and imports are included.
+
+The baseline is a bare Textual app (one focusable list and a footer) timed the same way,
+alternating with slotwise run by run so both see the same machine load.  The goal (issue
+#14) is a ratio <= 1.3.  Prints each run, then ``bare_ms=``, ``first_frame_ms=`` (medians)
+and ``ratio=`` as the last lines.
 """
 
 from __future__ import annotations
@@ -41,16 +45,41 @@ async def main():
             print("TIMEOUT", flush=True)
             return
         await pilot.pause()  # one refresh: the frame is drawn
-        print("READY", len(app.catalog.chassis), flush=True)
-        await app.action_quit()
+        print("READY", flush=True)
+        app.exit()
 
 asyncio.run(main())
 """
 
 
-def one_run() -> float:
+BARE = r"""
+import asyncio
+from textual.app import App
+from textual.widgets import Footer, OptionList
+
+class Bare(App):
+    def compose(self):
+        yield OptionList("one", "two", "three")
+        yield Footer()
+
+async def main():
+    app = Bare()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(2000):
+            if app.screen.focused is not None:
+                break
+            await asyncio.sleep(0.001)
+        await pilot.pause()
+        print("READY", flush=True)
+        app.exit()
+
+asyncio.run(main())
+"""
+
+
+def one_run(bare: bool = False) -> float:
     with tempfile.TemporaryDirectory() as state:
-        code = CHILD.format(root=str(ROOT), state=state)
+        code = BARE if bare else CHILD.format(root=str(ROOT), state=state)
         env = {k: v for k, v in os.environ.items() if k not in ("SLOTWISE_CATALOG", "NO_COLOR")}
         t0 = time.perf_counter()
         proc = subprocess.Popen(
@@ -74,16 +103,23 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="time to the first usable frame of slotwise")
     p.add_argument("--runs", type=int, default=5)
     args = p.parse_args(argv)
-    times = []
+    one_run(bare=True)  # warm the OS file cache for both, untimed
+    one_run()
+    times, bare = [], []
     for i in range(args.runs):
+        b = one_run(bare=True)
         ms = one_run()
+        bare.append(b)
         times.append(ms)
-        print(f"run {i + 1}: {ms:.0f} ms")
+        print(f"run {i + 1}: bare Textual {b:.0f} ms, slotwise {ms:.0f} ms, ratio {ms / b:.2f}")
     print(
-        f"min {min(times):.0f} ms, median {statistics.median(times):.0f} ms, "
+        f"slotwise: min {min(times):.0f} ms, median {statistics.median(times):.0f} ms, "
         f"max {max(times):.0f} ms over {len(times)} runs"
     )
-    print(f"first_frame_ms={statistics.median(times):.0f}")
+    med_b, med = statistics.median(bare), statistics.median(times)
+    print(f"bare_ms={med_b:.0f}")
+    print(f"first_frame_ms={med:.0f}")
+    print(f"ratio={med / med_b:.2f}")
     return 0
 
 

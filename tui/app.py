@@ -14,23 +14,33 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
-from engine.autosave import Autosave, AutosaveEntry, AutosaveError, AutosaveStore
-from engine.bom.meta import BomMeta, Clock, utc_now
-from engine.build import Build
-from engine.edits import EditError, apply_all
-from engine.report import Report
-from parts.catalog import Catalog
-from tui.history import History
 from tui.keys import APP_KEYS, bindings
-from tui.screens.palette import SlotwiseCommands
+
+# Start-up time (issue #14): the first frame needs Textual and nothing else, so the engine,
+# pydantic and the catalog are imported where they are used, most of them in the loading
+# worker.  These names are for the type checker only.
+if TYPE_CHECKING:
+    from engine.autosave import Autosave, AutosaveEntry, AutosaveStore
+    from engine.bom.meta import Clock
+    from engine.build import Build
+    from engine.report import Report
+    from parts.catalog import Catalog
+    from tui.history import History
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
+
+
+def _slotwise_commands():
+    from tui.screens.palette import SlotwiseCommands
+
+    return SlotwiseCommands
 
 
 class CatalogReady(Message):
@@ -51,7 +61,7 @@ class SlotwiseApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "slotwise"
     BINDINGS = bindings(APP_KEYS)
-    COMMANDS = App.COMMANDS | {SlotwiseCommands}
+    COMMANDS = App.COMMANDS | {_slotwise_commands}
     ENABLE_COMMAND_PALETTE = True
     # Toasts sit over the map's lower right: short-lived (issue #14); errors that need
     # reading open a dialog instead.
@@ -64,7 +74,7 @@ class SlotwiseApp(App[int]):
         *,
         catalog: Catalog | None = None,
         state_dir: str | os.PathLike[str] | None = None,
-        clock: Clock = utc_now,
+        clock: Clock | None = None,
         autosave: bool = True,
         evaluate: Callable[[Build, Catalog], Report] | None = None,
         cursor_blink: bool = True,
@@ -74,15 +84,21 @@ class SlotwiseApp(App[int]):
         self.bom_arg = None if bom is None else str(bom)
         self.catalog_dir = catalog_dir
         self.catalog: Catalog = catalog  # type: ignore[assignment]  # set before any screen uses it
+        if clock is None:  # engine.bom.meta.utc_now, without importing engine.bom yet
+            from datetime import UTC
+
+            clock = lambda: datetime.now(UTC)  # noqa: E731
         self.clock = clock
         # Hot exit: one autosave per build under the state dir; ``slot`` is this build's
         # (locked while this app edits it), None until a build is started or resumed.
-        self.store = AutosaveStore(state_dir, clock=clock) if autosave else None
+        self._autosave_on = autosave
+        self._state_dir = state_dir
+        self._store: AutosaveStore | None = None
         self.slot: Autosave | None = None
         self._evaluate = evaluate
         self.history: History | None = None
         self.report: Report | None = None
-        self.meta = BomMeta()
+        self.meta: Any = None  # engine.bom.meta.BomMeta, set when a build starts
         self.bom_path: str | None = None
         self.saved_build: Build | None = None
         # Unit prices / currency / note from an opened BOM, written back on export.
@@ -91,20 +107,68 @@ class SlotwiseApp(App[int]):
         self.prices_path: str | None = None
         self._autosave_warned = False
         self._aside_msgs: list[str] = []  # autosaves set aside at start-up, one line each
+        self._early_chooser = False  # the chooser is up on the TOML preview (on_mount)
+        self._load_deferred = False  # the catalog load waits for the chooser's first frame
+        self._pending_sku: str | None = None  # chosen on the preview, before the catalog
         self.cursor_blink = cursor_blink  # False in tests/screenshots: deterministic frames
         self.initial_build = build  # start on this build (screenshots, tests): no chooser
 
+    @property
+    def store(self) -> AutosaveStore | None:
+        """The autosaves under the state dir (None when autosave is off)."""
+        if not self._autosave_on:
+            return None
+        if self._store is None:
+            from engine.autosave import AutosaveStore
+
+            self._store = AutosaveStore(self._state_dir, clock=self.clock)
+        return self._store
+
     # ------------------------------------------------------------------------- start-up
     def compose(self) -> ComposeResult:
-        yield Static("slotwise — loading the parts catalog…", id="loading")
-        yield Footer()
+        # No Footer here: this screen is under the chooser at once (App-level keys, Ctrl+Q
+        # and F1, still work); one footer less to lay out before the first frame.
+        yield Static(
+            "slotwise — loading the parts catalog…  Ctrl+Q quits, F1 lists the keys",
+            id="loading",
+        )
 
     def on_mount(self) -> None:
         self._check_size()
         if self.catalog is not None and self.bom_arg is None:
             self.post_message(CatalogReady(self.catalog))
-        else:
+            return
+        if self.bom_arg is None and self.initial_build is None and not self._autosaves_exist():
+            # Nothing to resume: the chooser can be up before the catalog (issue #14, start-up
+            # time); it switches to the validated records when they arrive.
+            from types import SimpleNamespace
+
+            from tui.chassis_preview import chassis_preview
+
+            preview = chassis_preview(self.catalog_dir)
+            if preview:
+                self._early_chooser = True
+                self._push_chooser(SimpleNamespace(chassis=preview))
+                # The catalog loads once that first frame is drawn (start_deferred_load),
+                # so the worker does not compete with it for the CPU.
+                self._load_deferred = True
+                return
+        self._load()
+
+    def start_deferred_load(self) -> None:
+        """Called by the chooser after its first refresh: now load the catalog."""
+        if self._load_deferred:
+            self._load_deferred = False
             self._load()
+
+    def _autosaves_exist(self) -> bool:
+        """Any autosave file on disk (cheap: no parsing, no engine import)."""
+        if not self._autosave_on:
+            return False
+        from engine.local_paths import state_root
+
+        root = Path(self._state_dir).expanduser() if self._state_dir else state_root()
+        return (root / "autosave.json").exists() or any((root / "autosaves").glob("*.json"))
 
     @work(thread=True, exclusive=True, group="startup")
     def _load(self) -> None:
@@ -124,8 +188,11 @@ class SlotwiseApp(App[int]):
             from engine.bom import read_bom
 
             loaded = read_bom(self.bom_arg, catalog)
-        self.evaluate_fn()  # import the rule modules here, not on the first keystroke
+        self.store  # noqa: B018 - import engine.autosave here, off the event loop
+        from tui.history import History  # noqa: F401 - likewise
+
         self.post_message(CatalogReady(catalog, loaded))
+        self.evaluate_fn()  # the rule modules: after the first screen, before the first edit
 
     def on_startup_failed(self, message: StartupFailed) -> None:
         from tui.screens.message import ErrorScreen
@@ -134,8 +201,15 @@ class SlotwiseApp(App[int]):
         self.push_screen(ErrorScreen(message.title, message.text, fatal=True))
 
     def on_catalog_ready(self, message: CatalogReady) -> None:
+        from engine.bom.meta import BomMeta
+        from tui.history import History
+
         self.catalog = message.catalog
         loaded = message.loaded
+        if self._early_chooser:
+            self._early_chooser = False
+            self._catalog_arrived()
+            return
         self.query_one("#loading", Static).update(
             "slotwise — catalog loaded.  Ctrl+N / n: new build · Ctrl+Q: quit"
         )
@@ -255,6 +329,7 @@ class SlotwiseApp(App[int]):
         )
 
     def _open_bom(self, loaded, problems: str) -> None:
+        from tui.history import History
         from tui.screens.message import ErrorScreen
 
         self.meta = loaded.meta
@@ -282,6 +357,9 @@ class SlotwiseApp(App[int]):
 
     def _resume(self, entry: AutosaveEntry) -> None:
         """Continue an autosaved build; one open in another slotwise continues as a copy."""
+        from engine.bom.meta import BomMeta
+        from tui.history import History
+
         assert self.store is not None
         slot = self.store.open(entry.build_id)
         holder = slot.lock()
@@ -327,7 +405,7 @@ class SlotwiseApp(App[int]):
         try:
             return self.evaluate_fn()(build, catalog or self.catalog)
         except Exception as exc:  # the engine promises not to raise; be safe anyway
-            from engine.report import Finding
+            from engine.report import Finding, Report
 
             return Report(
                 findings=(
@@ -373,6 +451,8 @@ class SlotwiseApp(App[int]):
         self, edits, label: str, *, coalesce: str | None = None, reload_form: bool = True
     ) -> bool:
         """Apply engine edits as one undo step; False (with a message) if refused/no-op."""
+        from engine.edits import EditError, apply_all
+
         if self.history is None:
             return False
         try:
@@ -437,7 +517,7 @@ class SlotwiseApp(App[int]):
                 redo_labels=h.redo_labels,
                 saved=self.saved_build,
             )
-        except AutosaveError as exc:
+        except OSError as exc:  # engine.autosave.AutosaveError: names the path and cause
             if not self._autosave_warned:
                 self._autosave_warned = True
                 self.notify(str(exc), severity="error", timeout=10)
@@ -466,9 +546,52 @@ class SlotwiseApp(App[int]):
         if not any(isinstance(s, CommandPalette) for s in self.screen_stack):
             super().action_command_palette()
 
-    def action_new_build(self) -> None:
+    def _catalog_arrived(self) -> None:
+        """The real catalog replaces the chooser's preview (or a choice made on it runs)."""
         from tui.screens.chooser import ChassisChooser
 
+        self.query_one("#loading", Static).update(
+            "slotwise — catalog loaded.  Ctrl+N / n: new build · Ctrl+Q: quit"
+        )
+        sku, self._pending_sku = self._pending_sku, None
+        if sku is not None:
+            if sku in self.catalog.chassis:
+                self._chassis_chosen(sku)
+            else:
+                self.action_new_build()
+            return
+        for screen in self.screen_stack:
+            if isinstance(screen, ChassisChooser):
+                screen.use_catalog(self.catalog)
+
+    def _chassis_chosen(self, sku: str | None) -> None:
+        if sku is None:
+            return
+        if self.catalog is None:  # chosen on the preview: start when the catalog is in
+            self._pending_sku = sku
+            self.query_one("#loading", Static).update(f"slotwise — opening {sku} …")
+            return
+        from engine.edits import SetChassis
+
+        if self.history is None:
+            from engine.bom.meta import BomMeta
+            from engine.build import Build
+            from tui.history import History
+
+            self.meta = BomMeta.new(clock=self.clock)
+            self.bom_path = None
+            self.start(History(Build(chassis=sku)), saved=None)
+        else:
+            self.apply_edits((SetChassis(sku=sku),), f"start over on {sku}")
+
+    def _push_chooser(self, source) -> None:
+        from tui.screens.chooser import ChassisChooser
+
+        self.push_screen(
+            ChassisChooser(source, cancellable=self.history is not None), self._chassis_chosen
+        )
+
+    def action_new_build(self) -> None:
         if self.catalog is None:
             return
         if not self.catalog.chassis:
@@ -485,19 +608,7 @@ class SlotwiseApp(App[int]):
             )
             return
 
-        def chosen(sku: str | None) -> None:
-            if sku is None:
-                return
-            from engine.edits import SetChassis
-
-            if self.history is None:
-                self.meta = BomMeta.new(clock=self.clock)
-                self.bom_path = None
-                self.start(History(Build(chassis=sku)), saved=None)
-            else:
-                self.apply_edits((SetChassis(sku=sku),), f"start over on {sku}")
-
-        self.push_screen(ChassisChooser(self.catalog, cancellable=self.history is not None), chosen)
+        self._push_chooser(self.catalog)
 
     def action_export(self) -> None:
         from tui.screens.export import ExportScreen

@@ -3,6 +3,8 @@ whose slot topology was inferred rather than read from a manual says so in words
 
 from __future__ import annotations
 
+import contextlib
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -10,14 +12,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from parts.catalog import Catalog
-from parts.schema import Chassis
 from tui.keys import APP_KEYS, CHOOSER_KEYS, bindings
 
 COOLING = {"air": "air", "liquid": "liquid", "air_or_liquid": "air or liquid"}
 
 
-def chassis_text(ch: Chassis) -> Text:
+def chassis_text(ch) -> Text:
+    """One chassis (a parts.schema.Chassis, or the start-up preview of one)."""
     t = Text(no_wrap=False)
     t.append(f"{ch.sku:<19}", style="bold")
     figs = [
@@ -38,11 +39,27 @@ def chassis_text(ch: Chassis) -> Text:
 class ChassisChooser(Screen[str | None]):
     BINDINGS = bindings(APP_KEYS) + bindings(CHOOSER_KEYS)
 
-    def __init__(self, catalog: Catalog, cancellable: bool = False) -> None:
+    def __init__(self, catalog, cancellable: bool = False) -> None:
+        """``catalog``: anything with a ``chassis`` mapping (the catalog, or the preview)."""
         super().__init__()
-        self.catalog = catalog
         self.cancellable = cancellable
-        self.skus = sorted(catalog.chassis, key=lambda s: (catalog.chassis[s].family, s))
+        self.catalog = catalog
+        self.skus = self._sorted(catalog)
+
+    @staticmethod
+    def _sorted(catalog) -> list[str]:
+        return sorted(catalog.chassis, key=lambda s: (catalog.chassis[s].family, s))
+
+    def use_catalog(self, catalog) -> None:
+        """Show the validated records (the preview was up while they loaded)."""
+        ol = self.query_one("#chooser-list", OptionList)
+        opt = ol.highlighted_option
+        self.catalog = catalog
+        self.skus = self._sorted(catalog)
+        self._fill(self.query_one("#chooser-filter", Input).value)
+        if opt is not None and opt.id:
+            with contextlib.suppress(Exception):
+                ol.highlighted = ol.get_option_index(opt.id)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="chooser"):
@@ -62,6 +79,9 @@ class ChassisChooser(Screen[str | None]):
         self.app.apply_blink(self)
         self._fill("")
         self.query_one("#chooser-list", OptionList).focus()
+        start = getattr(self.app, "start_deferred_load", None)
+        if start is not None:
+            self.call_after_refresh(start)
 
     def _fill(self, query: str) -> None:
         words = query.lower().split()
