@@ -92,3 +92,18 @@ def test_a_figure_never_wraps_away_from_its_unit():
             )
         text = " ".join(x.strip() for x in lines)
         assert "activations 0.1 GiB" in text and "\u00a0" not in text
+
+
+async def test_no_color_picker_highlight_is_reverse_bold(make_app, catalog, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f2")
+        await pilot.press("enter")  # the picker on the first row
+        await pilot.pause()
+        from textual.widgets import OptionList
+
+        ol = app.screen.query_one("#picker-list", OptionList)
+        style = ol.get_component_rich_style("option-list--option-highlighted")
+        assert style.reverse and style.bold

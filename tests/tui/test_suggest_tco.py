@@ -10,6 +10,7 @@ from tui_helpers import CHASSIS, gpu_slots, started
 from engine.build import Build
 from engine.workload import Workload
 from tui.screens.build import BuildScreen
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.suggest import SuggestScreen, parse_request
 from tui.screens.tco import TcoScreen, tco_for_build
 
@@ -46,7 +47,13 @@ async def test_open_rank_one_then_undo(make_app):
         assert row.startswith("1 ") and first.build.chassis in row and " 0/" in row
         assert "no price list" in _text(screen, "#sg-status")
         assert first.build != start
-        await pilot.press("enter")
+        await pilot.press("enter")  # asks first (issue #14): Esc keeps the build
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and "#1" in app.screen.question
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and app.history.current == start
+        await pilot.press("enter", "y")
         await pilot.pause()
         assert isinstance(app.screen, BuildScreen)
         assert app.history.current == first.build
@@ -94,7 +101,7 @@ async def test_constraints_narrow_the_search(make_app):
         await pilot.pause()
         assert "Max W" in _text(screen, "#sg-status")
         screen.query_one("#sg-list", OptionList).focus()
-        await pilot.press("enter")  # rank 1 of the priced search
+        await pilot.press("enter", "y")  # rank 1 of the priced search
         await pilot.pause()
         await pilot.press("f8")
         await pilot.pause()
@@ -110,7 +117,7 @@ async def test_tco_with_example_prices_shows_break_even(make_app, tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         screen = await _suggested(pilot)
-        await pilot.press("enter")  # rank 1: a complete build with GPUs
+        await pilot.press("enter", "y")  # rank 1: a complete build with GPUs
         await pilot.pause()
         await pilot.press("f8")
         await pilot.pause()

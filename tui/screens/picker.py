@@ -136,7 +136,13 @@ class PartPicker(ModalScreen[tuple | None]):
     def _filter(self) -> None:
         q = self.query_one("#picker-search", Input).value
         self.shown = [c for c in self.all_choices if c.key == EMPTY or matches(c, q)]
-        self._set(self.shown, "nothing matches; clear the search or press F6 for all parts")
+        self._set(
+            self.shown,
+            "nothing matches; clear the search or press F6 for all parts"
+            if q.strip()
+            else "the catalog lists no part for this row on this chassis; "
+            "press F6 to list all catalog parts of this kind",
+        )
 
     def _set(self, shown: list[Choice], empty_msg: str) -> None:
         ol = self.query_one("#picker-list", OptionList)

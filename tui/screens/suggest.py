@@ -405,11 +405,29 @@ class SuggestScreen(Screen[None]):
         label = f"open suggested build #{s.rank} ({s.build.chassis}, {s.gpus} x {s.gpu})"
         if s.nodes > 1:
             label += f", one of {s.nodes} cluster nodes (a node carries no workload)"
-        if not self.app.replace_build(s.build, label):
+        if s.build == self.app.history.current:
             self.notify("That build is already the current one.")
-        else:
+            return
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                return  # stay on the list
+            self.app.replace_build(s.build, label)
             self.app.notify(f"Opened {label[5:]}. Ctrl+Z returns to the previous build.")
-        self.dismiss(None)
+            self.dismiss(None)
+
+        from tui.screens.confirm import ConfirmScreen
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Replace the build you are editing with suggested build #{s.rank} "
+                f"({s.build.chassis}, {s.gpus} x {s.gpu})?\n\nCtrl+Z on the build screen "
+                "brings your build back.",
+                yes="Replace",
+                no="Keep mine",
+            ),
+            answer,
+        )
 
     def action_close(self) -> None:
         self.dismiss(None)
