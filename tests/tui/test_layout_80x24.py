@@ -107,3 +107,20 @@ async def test_no_color_picker_highlight_is_reverse_bold(make_app, catalog, monk
         ol = app.screen.query_one("#picker-list", OptionList)
         style = ol.get_component_rich_style("option-list--option-highlighted")
         assert style.reverse and style.bold
+
+
+async def test_removing_a_bridged_card_says_the_bridge_went_too(make_app, catalog):
+    from tui_helpers import goto
+
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        bridge = app.history.current.bridges[0]
+        await goto(pilot, f"slot:{bridge.slots[0]}")
+        await pilot.press("x")
+        await pilot.pause()
+        assert not app.history.current.bridges
+        said = [n.message for n in app._notifications]
+        assert any("NVLink bridge went with the card" in m and bridge.sku in m for m in said)
+        await pilot.press("u")
+        assert app.history.current.bridges == (bridge,)

@@ -144,7 +144,15 @@ class BuildScreen(Screen[None]):
         if edit is None:
             self.notify("Nothing to remove here.", severity="warning")
             return
-        self.app.apply_edits((edit,), edit.describe())
+        build = self.app.history.current
+        bridged = [br for br in build.bridges if isinstance(edit, Remove) and edit.slot in br.slots]
+        if self.app.apply_edits((edit,), edit.describe()) and bridged:
+            joined = "; ".join(f"{br.sku} on slots {', '.join(br.slots)}" for br in bridged)
+            self.notify(
+                f"The NVLink bridge went with the card ({joined}). Ctrl+Z puts both back.",
+                severity="warning",
+                timeout=6,
+            )
 
     def on_chassis_map_move_row(self, event: ChassisMap.MoveRow) -> None:
         sid = event.row.slots[0]
