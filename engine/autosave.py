@@ -59,6 +59,7 @@ from engine import local_paths
 from engine.atomic import atomic_write_text
 from engine.bom.meta import BomMeta, Clock, to_utc_seconds, utc_now
 from engine.build import Build
+from parts.safe_io import InputError, loads_json, read_text, shorten, shorten_text
 
 try:  # POSIX: advisory locks that die with their process
     import fcntl
@@ -201,23 +202,15 @@ class Autosave:
         """The saved state, or None when there is none (or it was unreadable: see problem)."""
         self.problem = None
         try:
-            size = self.path.stat().st_size
-        except FileNotFoundError:
+            if not os.path.lexists(self.path):
+                return None
+        except (OSError, ValueError):
             return None
-        except OSError as exc:
-            return self._set_aside(f"cannot read it ({exc.strerror or exc})")
-        if size > MAX_AUTOSAVE_BYTES:
-            return self._set_aside(
-                f"it is {size} bytes, more than the {MAX_AUTOSAVE_BYTES} an autosave can be"
-            )
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as exc:
-            return self._set_aside(f"cannot read it ({exc})")
-        try:
-            data = json.loads(text)
+            text = read_text(self.path, max_bytes=MAX_AUTOSAVE_BYTES, what="autosave")
+            data = loads_json(text, str(self.path), what="autosave")
+        except InputError as exc:
+            return self._set_aside(f"cannot read it: {exc.reason}")
         except json.JSONDecodeError as exc:
             return self._set_aside(f"it is not valid JSON (line {exc.lineno}, column {exc.colno})")
         except RecursionError:  # json's C scanner refuses absurd nesting this way
@@ -229,13 +222,13 @@ class Autosave:
         version = data.get("version")
         if version != AUTOSAVE_VERSION:
             return self._set_aside(
-                f"it has version {version!r}; this slotwise reads version {AUTOSAVE_VERSION}"
+                f"it has version {shorten(version)}; this slotwise reads version {AUTOSAVE_VERSION}"
             )
         try:
             return AutosaveState.model_validate(data)
         except ValidationError as exc:
             err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"])
+            where = shorten_text(".".join(str(x) for x in err["loc"]))
             return self._set_aside(f"field '{where}': {err['msg']}")
         except (RecursionError, ValueError) as exc:  # pragma: no cover - pydantic's own guard
             return self._set_aside(f"it cannot be read as an autosave ({type(exc).__name__})")

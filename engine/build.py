@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from engine.workload import Workload
+from parts.bounds import FloatSized, PartCount, PositivePartCount, float_range
+from parts.schema import MAX_SKU_CHARS
 
 InputVoltage = Literal["200-240", "100-127"]
 Redundancy = Literal["N+1", "N+N"]
 SiteCooling = Literal["air", "liquid"]
+#: A part number (the longest real SKU is ~40 characters) and a slot or bay id.
+Sku = Annotated[str, StringConstraints(max_length=MAX_SKU_CHARS)]
+SlotId = Annotated[str, StringConstraints(max_length=64)]
 
 
 class Environment(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     input_voltage: InputVoltage = "200-240"
-    ambient_c: float = Field(25.0, ge=-10, le=60)
+    ambient_c: Annotated[float, FloatSized, float_range(-10, 60, "deg C", "server inlet")] = 25.0
     redundancy: Redundancy = "N+1"
     # What the site can cool with: "air" only, or a liquid (direct-to-chip) loop as well.
     cooling: SiteCooling = "air"
@@ -28,17 +33,17 @@ class BridgeFit(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    sku: str
-    slots: tuple[str, ...]
-    count: int = Field(1, ge=1, description="bridges fitted on this group")
+    sku: Sku
+    slots: tuple[SlotId, ...]
+    count: PositivePartCount = Field(1, description="bridges fitted on this group")
 
 
 class DriveFit(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    bay: str
-    sku: str
-    count: int = Field(ge=1)
+    bay: SlotId
+    sku: Sku
+    count: PositivePartCount
 
 
 class Build(BaseModel):
@@ -46,17 +51,17 @@ class Build(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    chassis: str
-    cpu: str | None = None
-    cpu_count: int = Field(0, ge=0)
-    dimm: str | None = None
-    dimm_count: int = Field(0, ge=0)
-    slots: dict[str, str] = Field(default_factory=dict, description="slot id -> GPU/NIC SKU")
-    baseboard: str | None = None
+    chassis: Sku
+    cpu: Sku | None = None
+    cpu_count: PartCount = 0
+    dimm: Sku | None = None
+    dimm_count: PartCount = 0
+    slots: dict[SlotId, Sku] = Field(default_factory=dict, description="slot id -> GPU/NIC SKU")
+    baseboard: Sku | None = None
     bridges: tuple[BridgeFit, ...] = ()
     drives: tuple[DriveFit, ...] = ()
-    psu: str | None = None
-    psu_count: int = Field(0, ge=0)
+    psu: Sku | None = None
+    psu_count: PartCount = 0
     env: Environment = Environment()
     workload: Workload | None = None
 

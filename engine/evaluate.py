@@ -2,7 +2,8 @@
 
 Pure: reads the build and the catalog, returns findings (sorted by severity) and budgets.  It
 never raises on a Build: unknown SKUs, slots the chassis does not have, impossible counts all
-become findings.  Per-chassis lookups and estimator results are cached on the Catalog instance
+become findings.  A rule family or the estimator that fails internally is an ``engine.internal``
+*error* finding (never silence, never "OK"); ``validate`` exits 3 on it (CLI.md).  Per-chassis lookups and estimator results are cached on the Catalog instance
 (see engine.rules.context), so re-running it on every keystroke is cheap.
 """
 
@@ -28,6 +29,7 @@ from engine.rules import (
 from engine.rules.context import Ctx, chassis_index
 from engine.workload import Workload
 from parts.catalog import Catalog
+from parts.safe_io import shorten_text
 from parts.schema import Gpu, Nic
 
 # Order matters only where one family reads what another computed: power before cooling (heat),
@@ -101,8 +103,9 @@ def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -
                 Finding(
                     rule="engine.internal",
                     severity="error",
-                    message=f"the {name} checks failed on this build ({type(exc).__name__}: "
-                    f"{exc}); the report is incomplete. Please report this as a bug",
+                    message=f"the {name} checks failed on this build ("
+                    f"{shorten_text(f'{type(exc).__name__}: {exc}', 300)}); the report is "
+                    "incomplete. Please report this as a bug",
                     fix="report the BOM file with this message",
                 )
             )
@@ -113,7 +116,8 @@ def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -
             Finding(
                 rule="engine.internal",
                 severity="error",
-                message=f"checking the fixes' power failed ({type(exc).__name__}: {exc})",
+                message="checking the fixes' power failed ("
+                f"{shorten_text(f'{type(exc).__name__}: {exc}', 300)})",
                 fix="report the BOM file with this message",
             )
         )

@@ -14,6 +14,11 @@ Network behaviour (all settings come from the environment, never from files):
   atomically (temp file in the same directory + ``os.replace``).
 * ``SLOTWISE_OFFLINE=1`` or ``HF_HUB_OFFLINE=1`` — cache only, no network.
 
+Input limits (``parts.safe_io``): the whole download must arrive within ``timeout`` seconds
+(a total deadline, so a server trickling its answer cannot hold ``estimate`` open), at most
+:data:`MAX_CONFIG_BYTES`, JSON nested at most ``safe_io.MAX_DEPTH`` deep; a repo id part is at
+most :data:`MAX_ID_PART` characters; the cache file must be a regular file.
+
 Online, the Hub is asked first; when it cannot be reached (timeout, connection error, 5xx) a cached
 copy is used and :attr:`HubConfig.stale_reason` says why.  Every failure is a :class:`HubError`
 whose message is one paragraph saying what happened and what to do.
@@ -32,13 +37,27 @@ import httpx
 
 from engine import local_paths
 from engine.atomic import atomic_write_bytes
+from parts.safe_io import (
+    MAX_CONFIG_BYTES,
+    DeadlineExceeded,
+    InputError,
+    TooLarge,
+    fetch,
+    loads_json,
+    read_bytes,
+    shorten,
+    shorten_text,
+)
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 ENDPOINT_ENV = "SLOTWISE_HF_ENDPOINT"
 CACHE_ENV = local_paths.CACHE_ENV
 TOKEN_ENV = "HF_TOKEN"
 OFFLINE_ENVS = local_paths.OFFLINE_ENVS
+#: Total time for one download, connect to last byte (a trickling server is cut off here).
 DEFAULT_TIMEOUT_S = 10.0
+#: The Hub limits a repository (and an owner) name to 96 characters.
+MAX_ID_PART = 96
 
 # "owner/name" (or a legacy single-segment id such as "gpt2"); no "..", no leading dot.
 _REPO_ID = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9_.-]*/)?[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -65,8 +84,14 @@ class HubConfig:
 
 
 def is_repo_id(text: str) -> bool:
-    """True when ``text`` is shaped like a Hub model id (``owner/name``)."""
-    return bool(_REPO_ID.match(text)) and ".." not in text
+    """True when ``text`` is shaped like a Hub model id (``owner/name``), each part at most
+    :data:`MAX_ID_PART` characters (the Hub's own limit on a repository name)."""
+    return (
+        len(text) <= 2 * MAX_ID_PART + 1
+        and bool(_REPO_ID.match(text))
+        and ".." not in text
+        and all(len(part) <= MAX_ID_PART for part in text.split("/"))
+    )
 
 
 def endpoint() -> str:
@@ -102,11 +127,12 @@ def fetch_config(
     """Return the config.json of ``repo_id`` from the Hub (cached) or, offline, from the cache."""
     if not is_repo_id(repo_id):
         raise HubError(
-            f"{repo_id!r} is not a Hugging Face model id: use the form owner/name, e.g. "
-            "meta-llama/Llama-3.1-8B, or give the path of a config.json file that exists."
+            f"{shorten(repo_id)} is not a Hugging Face model id: use the form owner/name (each "
+            f"part at most {MAX_ID_PART} characters), e.g. meta-llama/Llama-3.1-8B, or give the "
+            "path of a config.json file that exists."
         )
-    if not _REVISION.match(revision):
-        raise HubError(f"revision {revision!r} is not a branch, tag or commit name.")
+    if len(revision) > MAX_ID_PART or not _REVISION.match(revision):
+        raise HubError(f"revision {shorten(revision)} is not a branch, tag or commit name.")
     url = config_url(repo_id, revision)
     path = cache_path(repo_id, revision)
 
@@ -131,19 +157,24 @@ def fetch_config(
             )
         headers["Authorization"] = f"Bearer {token}"
     try:
-        with httpx.Client(timeout=timeout, follow_redirects=True, headers=headers) as client:
-            response = client.get(url)
+        response = fetch(url, headers=headers, deadline_s=timeout, max_bytes=MAX_CONFIG_BYTES)
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
         raise HubError(
-            f"The Hub address {endpoint()!r} is not a usable http(s) URL ({exc}); fix or unset "
-            f"{ENDPOINT_ENV}."
+            f"The Hub address {shorten(endpoint())} is not a usable http(s) URL "
+            f"({shorten_text(str(exc))}); fix or unset {ENDPOINT_ENV}."
         ) from exc
-    except httpx.TimeoutException:
-        return _fallback(repo_id, path, url, f"the Hub did not answer within {timeout:g} s")
+    except (DeadlineExceeded, httpx.TimeoutException):
+        why = f"the Hub did not answer within {timeout:g} s (whole file, connect to last byte)"
+        return _fallback(repo_id, path, url, why)
+    except TooLarge as exc:
+        raise HubError(
+            f"The Hub's answer for {repo_id} is {exc}, over the {MAX_CONFIG_BYTES:,}-byte limit "
+            "for a config.json; check the id and SLOTWISE_HF_ENDPOINT."
+        ) from exc
     except httpx.RequestError as exc:  # connection refused, DNS, TLS, too many redirects, ...
         return _fallback(repo_id, path, url, f"cannot reach {endpoint()} ({type(exc).__name__})")
 
-    status = response.status_code
+    status = response.status
     if status in (401, 403):
         raise HubError(
             f"The Hub refused access to {repo_id} (HTTP {status}). The model is gated or private, "
@@ -183,24 +214,29 @@ def _read_cache(
     repo_id: str, path: Path, url: str, *, stale_reason: str | None = None
 ) -> HubConfig | None:
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        if not os.path.lexists(path):
+            return None
+    except (OSError, ValueError):
         return None
-    except OSError as exc:
-        raise HubError(f"Cannot read the cached config.json {path}: {exc}.") from exc
+    try:
+        data = read_bytes(path, max_bytes=MAX_CONFIG_BYTES, what="cached config.json")
+    except InputError as exc:
+        raise HubError(f"{exc}; delete it to fetch it again.") from exc
     config = _parse(data, f"the cached config.json {path} (delete it to fetch it again)")
     return HubConfig(repo_id, config, url, path, from_cache=True, stale_reason=stale_reason)
 
 
 def _parse(data: bytes, what: str) -> dict[str, Any]:
     try:
-        config = json.loads(data.decode("utf-8"))
+        config = loads_json(data.decode("utf-8"), what, what="config.json")
     except UnicodeDecodeError as exc:
         raise HubError(f"{what} is not UTF-8 text: {exc}.") from exc
     except json.JSONDecodeError as exc:
         raise HubError(
             f"{what} is malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
         ) from exc
+    except InputError as exc:
+        raise HubError(f"{exc}.") from exc
     if not isinstance(config, dict):
         raise HubError(f"{what} is JSON but not an object of config fields.")
     return config
@@ -246,21 +282,25 @@ def safetensors_params(
         if token and token.isascii() and token.isprintable() and " " not in token:
             headers["Authorization"] = f"Bearer {token}"
         try:
-            with httpx.Client(timeout=timeout, follow_redirects=True, headers=headers) as client:
-                response = client.get(model_info_url(repo_id, revision))
-            if response.status_code == 200:
+            response = fetch(
+                model_info_url(repo_id, revision),
+                headers=headers,
+                deadline_s=timeout,
+                max_bytes=MAX_CONFIG_BYTES,
+            )
+            if response.status == 200:
                 data = response.content
                 _write_atomic(path, data)
-        except (httpx.HTTPError, httpx.InvalidURL):
+        except (httpx.HTTPError, httpx.InvalidURL, DeadlineExceeded, TooLarge):
             data = None
     if data is None:
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = read_bytes(path, max_bytes=MAX_CONFIG_BYTES, what="cached model info")
+        except InputError:
             return None
     try:
-        info = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        info = loads_json(data.decode("utf-8"), str(path), what="model info")
+    except (UnicodeDecodeError, ValueError):  # InputError is a ValueError
         return None
     st = info.get("safetensors") if isinstance(info, dict) else None
     total = st.get("total") if isinstance(st, dict) else None

@@ -41,11 +41,27 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from engine import local_paths
 from engine.atomic import atomic_write_bytes
 from engine.build import Build
+from parts.bounds import Price
 from parts.catalog import Catalog
+from parts.safe_io import (
+    DeadlineExceeded,
+    InputError,
+    TooLarge,
+    fetch,
+    loads_json,
+    loads_toml,
+    read_text,
+    shorten,
+    shorten_text,
+)
+from parts.schema import MAX_SKU_CHARS
 
 CACHE_ENV = local_paths.CACHE_ENV
 TOKEN_ENV = "SLOTWISE_PRICES_TOKEN"
+#: Total time for one download, connect to last byte (parts.safe_io.fetch).
 TIMEOUT_S = 10.0
+#: A price list of every catalog part is ~10 kB; 8 MiB holds a distributor's whole list.
+MAX_PRICE_BYTES = 8 * 1024 * 1024
 
 
 class PriceError(Exception):
@@ -55,8 +71,8 @@ class PriceError(Exception):
 class PriceEntry(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    sku: str = Field(min_length=1)
-    price: float = Field(ge=0)
+    sku: str = Field(min_length=1, max_length=MAX_SKU_CHARS)
+    price: Price
     example: bool = False
     source: str | None = None
 
@@ -85,7 +101,9 @@ class PriceList(BaseModel):
 
 def parse_toml(text: str, origin: str) -> PriceList:
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text, origin, what="price list")
+    except InputError as exc:
+        raise PriceError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise PriceError(f"{origin}: malformed TOML: {exc}; fix the file or the URL") from None
     meta = data.get("meta", {})
@@ -104,11 +122,13 @@ def parse_toml(text: str, origin: str) -> PriceList:
         where = f"{origin}:{line}" if line else f"{origin} [[price]] #{i + 1}"
         entry = _entry(row, where)
         if entry.sku in entries:
-            raise PriceError(f"{where}: SKU {entry.sku!r} is listed twice; keep one price")
+            raise PriceError(f"{where}: SKU {shorten(entry.sku)} is listed twice; keep one price")
         entries[entry.sku] = entry
     extra = set(meta) - {"currency", "label", "example", "as_of", "note"}
     if extra:
-        raise PriceError(f"{origin}: unknown [meta] field(s) {', '.join(sorted(extra))}")
+        raise PriceError(
+            f"{origin}: unknown [meta] field(s) {shorten_text(', '.join(sorted(extra)))}"
+        )
     return PriceList(
         currency=str(meta["currency"]),
         label=str(meta.get("label", "")),
@@ -134,12 +154,19 @@ def _entry(row: object, where: str) -> PriceEntry:
 
 
 def parse_csv(text: str, origin: str) -> PriceList:
+    try:
+        return _parse_csv(text, origin)
+    except csv.Error as exc:  # a field over csv.field_size_limit(), a NUL byte, ...
+        raise PriceError(f"{origin}: not a usable CSV file ({exc})") from None
+
+
+def _parse_csv(text: str, origin: str) -> PriceList:
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in (reader.fieldnames or [])]
     if "sku" not in header or "price" not in header:
         raise PriceError(
             f"{origin}:1: the header row needs columns 'sku' and 'price' "
-            f"(found: {', '.join(header) or 'nothing'})"
+            f"(found: {shorten_text(', '.join(header)) or 'nothing'})"
         )
     entries: dict[str, PriceEntry] = {}
     currencies: set[str] = set()
@@ -153,7 +180,9 @@ def parse_csv(text: str, origin: str) -> PriceList:
         try:
             price = float(row["price"].replace(",", ""))
         except ValueError:
-            raise PriceError(f"{where}: field 'price': {row['price']!r} is not a number") from None
+            raise PriceError(
+                f"{where}: field 'price': {shorten(row['price'])} is not a number"
+            ) from None
         entry = _entry(
             {
                 "sku": row["sku"],
@@ -164,10 +193,12 @@ def parse_csv(text: str, origin: str) -> PriceList:
             where,
         )
         if entry.sku in entries:
-            raise PriceError(f"{where}: SKU {entry.sku!r} is listed twice; keep one price")
+            raise PriceError(f"{where}: SKU {shorten(entry.sku)} is listed twice; keep one price")
         entries[entry.sku] = entry
     if len(currencies) > 1:
-        raise PriceError(f"{origin}: mixes currencies {', '.join(sorted(currencies))}; use one")
+        raise PriceError(
+            f"{origin}: mixes currencies {shorten_text(', '.join(sorted(currencies)))}; use one"
+        )
     if not currencies:
         raise PriceError(f"{origin}: add a 'currency' column (e.g. USD) so prices have a unit")
     return PriceList(currency=currencies.pop(), origin=origin, entries=entries)
@@ -204,11 +235,13 @@ def load_prices(location: str | Path, *, offline: bool = False, client=None) -> 
         return _load_url(loc, offline=offline, client=client)
     path = Path(loc).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PriceError(f"{loc}: no such price list; give a TOML/CSV file or a URL") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PriceError(f"{loc}: cannot read the price list: {exc}") from None
+        text = read_text(path, max_bytes=MAX_PRICE_BYTES, what="price list")
+    except InputError as exc:
+        if exc.reason.endswith("no such file"):
+            raise PriceError(
+                f"{exc.where}: no such price list; give a TOML/CSV file or a URL"
+            ) from None
+        raise PriceError(str(exc)) from None
     return parse_prices(text, loc)
 
 
@@ -219,14 +252,19 @@ def _load_url(url: str, *, offline: bool, client) -> PriceList:
     meta: dict = {}
     if meta_path.exists() and body_path.exists():
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            meta = loads_json(read_text(meta_path, max_bytes=1 << 20), str(meta_path))
+        except (InputError, ValueError):
+            meta = {}
+        if not isinstance(meta, dict):
             meta = {}
 
     def from_cache(why: str) -> PriceList:
         if not meta:
             raise PriceError(f"{url}: {why}, and there is no cached copy; try again when online")
-        text = body_path.read_text(encoding="utf-8")
+        try:
+            text = read_text(body_path, max_bytes=MAX_PRICE_BYTES, what="cached price list")
+        except InputError as exc:
+            raise PriceError(f"{url}: {why}, and the cached copy is unusable ({exc})") from None
         pl = parse_prices(text, url, fmt=meta.get("format"))
         return pl.model_copy(update={"fetched": f"cache ({why}; saved {meta.get('saved', '?')})"})
 
@@ -240,15 +278,19 @@ def _load_url(url: str, *, offline: bool, client) -> PriceList:
         headers["If-None-Match"] = meta["etag"]
     if meta.get("last_modified"):
         headers["If-Modified-Since"] = meta["last_modified"]
-    own = client is None
-    client = client or httpx.Client(timeout=TIMEOUT_S, follow_redirects=True)
     try:
-        resp = client.get(url, headers=headers)
+        resp = fetch(
+            url, headers=headers, deadline_s=TIMEOUT_S, max_bytes=MAX_PRICE_BYTES, client=client
+        )
+    except DeadlineExceeded:
+        return from_cache(f"the server did not deliver the list within {TIMEOUT_S:g} s")
+    except TooLarge as exc:
+        raise PriceError(
+            f"{url}: the answer is {exc}, over the {MAX_PRICE_BYTES:,}-byte limit for a price "
+            "list; check the URL"
+        ) from None
     except httpx.HTTPError as exc:
         return from_cache(f"network error: {exc.__class__.__name__}")
-    finally:
-        if own:
-            client.close()
     if resp.status_code == 304:
         pl = from_cache("not modified")
         return pl.model_copy(update={"fetched": "cache (revalidated: 304 not modified)"})
@@ -263,7 +305,10 @@ def _load_url(url: str, *, offline: bool, client) -> PriceList:
         raise PriceError(f"{url}: HTTP {resp.status_code}; check the URL")
     ctype = resp.headers.get("content-type", "")
     fmt = "csv" if ("csv" in ctype or url.lower().split("?")[0].endswith(".csv")) else "toml"
-    text = resp.text
+    try:
+        text = resp.content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PriceError(f"{url}: the price list is not UTF-8 text (byte {exc.start:,})") from None
     pl = parse_prices(text, url, fmt=fmt)  # raises on a malformed list: nothing cached
     new_meta = {
         "url": url,

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
+
+from parts.bounds import (
+    ConcurrentUsers,
+    ContextTokens,
+    Fraction,
+    LoraRank,
+    MicroBatch,
+    TargetDays,
+    TensorParallel,
+    TokenRate,
+    TrainTokens,
+)
 
 Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
 Precision = Literal["bf16", "fp16", "fp32", "fp8"]
@@ -27,27 +39,28 @@ class Workload(BaseModel):
     Exactly one of ``model`` (a preset id from parts/data/models.toml), ``config`` (a config.json
     path or a Hugging Face id) or ``arch`` (architecture numbers as in a config.json) names the
     model.  ``None`` for an optional knob means "the default for this method" (CLI.md).
+    Every number is bounded (finite, no true/false, a stated range: :mod:`parts.bounds`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    model: str | None = None
-    config: str | None = None
+    model: Annotated[str, StringConstraints(max_length=200)] | None = None
+    config: Annotated[str, StringConstraints(max_length=4096)] | None = None
     arch: dict[str, int | float | bool | str] | None = None
     method: Method = "inference"
     precision: Precision = "bf16"
     optimizer: Optimizer = "adamw"
     offload: Offload = "none"
-    seq_len: int = Field(2048, ge=1)
-    micro_batch: int = Field(1, ge=1)
+    seq_len: ContextTokens = 2048
+    micro_batch: MicroBatch = 1
     grad_checkpointing: bool | None = None
-    lora_rank: int = Field(16, ge=1)
+    lora_rank: LoraRank = 16
     lora_targets: tuple[str, ...] = LORA_TARGET_SETS["all-linear"]
     parallel: Parallel | None = None
-    tp: int = Field(1, ge=1)
-    tokens: float | None = Field(None, gt=0)
-    target_days: float | None = Field(None, gt=0)
-    mfu: float | None = Field(None, gt=0, le=1)
+    tp: TensorParallel = 1
+    tokens: TrainTokens | None = None
+    target_days: TargetDays | None = None
+    mfu: Fraction | None = None
     # Mixed precision keeps an fp32 master copy of trained weights (16 B/param with AdamW);
     # False = pure bf16/fp16 training (litgpt bf16-true, torchtune dtype=bf16). None = True.
     master_weights: bool | None = None
@@ -69,16 +82,16 @@ class Workload(BaseModel):
     # Unpacked batches are padded to their longest sample: the peak is set by the longest sample
     # in the data set (tokens), not by the truncation length seq_len. None = every sequence is
     # seq_len tokens (packed, or padded to the maximum).
-    longest_sample: int | None = Field(None, ge=1)
+    longest_sample: ContextTokens | None = None
     # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
     recipe: str | None = None
     # Serving (inference only; engine.estimate.serving): concurrent users the build serves,
     # the tokens/s each user must get (sizes "servers needed"), output tokens per request
     # (None = half of seq_len) and the engine kind (None = "optimized": CUDA graphs, as
     # TensorRT-LLM / vLLM / SGLang run by default; "eager" = no CUDA graphs).
-    users: int | None = Field(None, ge=1)
-    tokens_per_user_s: float | None = Field(None, gt=0)
-    output_len: int | None = Field(None, ge=1)
+    users: ConcurrentUsers | None = None
+    tokens_per_user_s: TokenRate | None = None
+    output_len: ContextTokens | None = None
     serving_engine: ServingEngine | None = None
 
     @model_validator(mode="after")

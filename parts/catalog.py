@@ -13,6 +13,11 @@ Any ``*.toml`` file may hold tables of any kind; the file names above are a conv
 overlay directory uses the same layout: a record whose SKU exists in the bundled catalog replaces
 it (a distributor correcting a figure), a new SKU is added.  Every problem is reported as a
 :class:`CatalogError` naming the file, the line, the record and the field.
+
+Input limits (:mod:`parts.safe_io`): only regular files are read (a FIFO, a device, a directory
+named ``x.toml``, a symlink loop or a dangling symlink is a problem naming the file, never a hang
+or a traceback), each at most ``MAX_CATALOG_FILE_BYTES``, nested at most ``safe_io.MAX_DEPTH``
+deep; values quoted in messages are shortened.
 """
 
 from __future__ import annotations
@@ -27,7 +32,18 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from parts.safe_io import (
+    MAX_FILE_BYTES,
+    InputError,
+    loads_toml,
+    read_bytes,
+    read_text,
+    shorten,
+    shorten_path,
+    shorten_text,
+)
 from parts.schema import (
+    MAX_SKU_CHARS,
     MODEL_BY_KIND,
     PART_KINDS,
     Baseboard,
@@ -44,6 +60,8 @@ from parts.schema import (
 )
 
 BUNDLED_DIR = Path(__file__).parent / "data"
+#: The bundled files are 2-40 kB; an overlay file over this is not a catalog file.
+MAX_CATALOG_FILE_BYTES = MAX_FILE_BYTES
 CATALOG_ENV = "SLOTWISE_CATALOG"
 
 
@@ -56,10 +74,10 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = self.file + (f":{self.line}" if self.line else "")
-        rec = f" record {self.record!r}" if self.record else ""
-        fld = f" field '{self.field}'" if self.field else ""
-        return f"{where}:{rec}{fld}: {self.message}"
+        where = shorten_path(self.file) + (f":{self.line}" if self.line else "")
+        rec = f" record {shorten(self.record)}" if self.record else ""
+        fld = f" field '{shorten_text(self.field)}'" if self.field else ""
+        return f"{where}:{rec}{fld}: {shorten_text(self.message, 600)}"
 
 
 class CatalogError(Exception):
@@ -154,7 +172,7 @@ class Catalog:
 
 
 def _line_of(text: str, sku: str | None) -> int | None:
-    if not sku:
+    if not sku or len(sku) > MAX_SKU_CHARS:
         return None
     m = re.search(r'^\s*sku\s*=\s*["\']' + re.escape(sku) + r'["\']', text, re.M)
     return text.count("\n", 0, m.start()) + 1 if m else None
@@ -167,10 +185,10 @@ def _read_dir(directory: Path, label: str) -> tuple[list[_Loaded], list[Problem]
     for path in files:
         shown = f"{label}/{path.relative_to(directory).as_posix()}"
         try:
-            text = path.read_text(encoding="utf-8")
-            data = tomllib.loads(text)
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(shown, None, None, None, f"cannot read: {exc}"))
+            text = read_text(path, max_bytes=MAX_CATALOG_FILE_BYTES, what="catalog file")
+            data = loads_toml(text, shown, what="catalog file")
+        except InputError as exc:
+            problems.append(Problem(shown, None, None, None, exc.reason))
             continue
         except tomllib.TOMLDecodeError as exc:
             problems.append(Problem(shown, None, None, None, f"malformed TOML: {exc}"))
@@ -212,6 +230,13 @@ def _read_dir(directory: Path, label: str) -> tuple[list[_Loaded], list[Problem]
     return loaded, problems
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):  # a name too long, a NUL byte
+        return False
+
+
 def _tables(data: dict, path: Path) -> Iterable[tuple[str, dict, int]]:
     # A file under chassis/ is one chassis (top-level keys = its fields), even when it lacks
     # "sku": then validation names the missing field instead of calling each key a table.
@@ -238,7 +263,7 @@ def load_catalog(overlay: Path | str | None = None, *, bundled: Path | None = No
     layers: list[tuple[Path, str]] = [(bundled, "parts/data")]
     if overlay:
         op = Path(overlay).expanduser()
-        if not op.is_dir():
+        if not _is_dir(op):
             raise CatalogError(
                 [Problem(str(op), None, None, None, "catalog overlay is not a directory")]
             )
@@ -269,7 +294,10 @@ def load_catalog(overlay: Path | str | None = None, *, bundled: Path | None = No
             seen_here[sku] = item
             by_sku[sku] = item  # overlay replaces bundled
         for path in sorted(directory.rglob("*.toml")):
-            digest.update(path.read_bytes())
+            try:  # a file that cannot be read is a problem reported above (or not a catalog file)
+                digest.update(read_bytes(path, max_bytes=MAX_CATALOG_FILE_BYTES))
+            except InputError:
+                continue
 
     problems += _cross_check(by_sku)
     if problems:

@@ -4,6 +4,11 @@ Every record carries ``source`` (the datasheet or product page a figure comes fr
 ``confidence`` (A = vendor document or verbatim copy, B = careful third party naming its vendor
 sources, C = secondary / inferred).  A figure that could not be verified is ``None``: the engine
 reports it as unknown rather than guessing.
+
+Every number is one of the bounded types of :mod:`parts.bounds`: finite, no ``true``/``false`` or
+string where a number belongs, and inside a documented physical range (the range and its reason
+are each field's JSON-schema ``description``).  :class:`ModelPreset` also checks its fields
+against each other (heads divide the hidden size, KV heads divide the heads, ...).
 """
 
 from __future__ import annotations
@@ -12,8 +17,58 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from parts.bounds import (
+    AmbientC,
+    BandwidthGBs,
+    BaseboardGpus,
+    BridgesPerGroup,
+    ChassisCount,
+    ContextTokens,
+    ContextTokensOrZero,
+    CpuCores,
+    CpuSockets,
+    DimmGB,
+    DriveTB,
+    ExpertCount,
+    GpuMemoryGB,
+    HeadDim,
+    LatentDim,
+    MemoryChannels,
+    MemoryMTs,
+    ModelHeadsOrZero,
+    ModelLayers,
+    ModelWidth,
+    ModelWidthOrZero,
+    NicPorts,
+    NormsPerLayer,
+    NvswitchCount,
+    ParamCount,
+    ParamsB,
+    PartWatts,
+    PartWattsInt,
+    PcieGen,
+    PortGbps,
+    PositiveChassisCount,
+    PositiveSmall,
+    PsuWatts,
+    RackUnits,
+    RootLanes,
+    SlotLanes,
+    SmallCount,
+    Socket,
+    SystemWatts,
+    Tflops,
+    VocabSize,
+    WidthSlots,
+)
+
 Confidence = Literal["A", "B", "C"]
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+#: The longest real part number is ~40 characters; a longer "SKU" is a mistake.
+MAX_SKU_CHARS = 200
+SkuText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SKU_CHARS)
+]
 
 PART_KINDS = (
     "chassis",
@@ -37,7 +92,7 @@ class Record(_Frozen):
     """Fields shared by every catalog record (each kind narrows ``kind`` to its literal)."""
 
     kind: str
-    sku: NonEmpty
+    sku: SkuText
     name: NonEmpty
     source: NonEmpty = Field(description="Datasheet / product page URL the figures come from")
     confidence: Confidence = "A"
@@ -55,31 +110,31 @@ class Root(_Frozen):
     id: NonEmpty
     kind: Literal["cpu", "switch"]
     label: str = ""
-    socket: int = Field(ge=1, description="CPU socket (1-based) this root belongs to")
+    socket: Socket = Field(description="CPU socket (1-based) this root belongs to")
     parent: str | None = Field(None, description="for a switch: the root its upstream port uses")
-    lanes: int | None = Field(None, ge=1, description="downstream lanes the root can serve")
-    upstream_lanes: int | None = Field(None, ge=1, description="switch uplink width")
-    gen: int | None = Field(None, ge=3, le=6)
+    lanes: RootLanes | None = Field(None, description="downstream lanes the root can serve")
+    upstream_lanes: RootLanes | None = Field(None, description="switch uplink width")
+    gen: PcieGen | None = None
 
 
 class Slot(_Frozen):
     id: NonEmpty
     label: NonEmpty = Field(description="label as the manual prints it")
     root: NonEmpty
-    gen: int = Field(ge=3, le=6)
-    lanes: int = Field(ge=1, le=16, description="electrical lanes")
-    mechanical: int = Field(16, ge=1, le=16)
+    gen: PcieGen
+    lanes: SlotLanes = Field(description="electrical lanes")
+    mechanical: SlotLanes = 16
     full_height: bool = True
     full_length: bool = True
     double_width: bool = Field(True, description="a double-width card fits here")
     covers: str | None = Field(None, description="neighbour slot a double-width card blocks")
-    requires_socket: int | None = Field(None, ge=1, description="slot is dead without this CPU")
+    requires_socket: Socket | None = Field(None, description="slot is dead without this CPU")
     purpose: Literal["gpu", "nic", "any"] = "any"
 
 
 class DriveBay(_Frozen):
     id: NonEmpty
-    count: int = Field(ge=1)
+    count: PositiveChassisCount
     form_factor: Literal["2.5in", "3.5in", "E1.S", "E3.S", "M.2"]
     interfaces: tuple[Literal["nvme", "sata", "sas"], ...]
     note: str | None = None
@@ -88,23 +143,23 @@ class DriveBay(_Frozen):
 class Chassis(Record):
     kind: Literal["chassis"] = "chassis"
     family: Literal["X13", "X14", "H13", "H14"]
-    form_factor_u: int | None = Field(None, ge=1, le=10)
+    form_factor_u: RackUnits | None = None
     gpu_form: Literal["pcie", "sxm"]
-    max_gpus: int | None = Field(None, ge=0)
-    cpu_sockets: int = Field(ge=1, le=2)
-    cpu_max_tdp_w: int | None = Field(None, ge=1)
+    max_gpus: ChassisCount | None = None
+    cpu_sockets: CpuSockets
+    cpu_max_tdp_w: PartWattsInt | None = None
     cpu_skus: tuple[str, ...] = ()
-    dimm_slots: int | None = Field(None, ge=0)
+    dimm_slots: ChassisCount | None = None
     dimm_skus: tuple[str, ...] = ()
     gpu_skus: tuple[str, ...] = Field((), description="GPUs the vendor lists as supported")
     baseboard_skus: tuple[str, ...] = ()
-    psu_bays: int | None = Field(None, ge=1)
+    psu_bays: PositiveChassisCount | None = None
     psu_skus: tuple[str, ...] = ()
-    psu_default_count: int | None = Field(None, ge=1)
-    fans: int | None = Field(None, ge=0)
+    psu_default_count: PositiveChassisCount | None = None
+    fans: ChassisCount | None = None
     cooling: Literal["air", "liquid", "air_or_liquid"] = "air"
-    max_gpu_tdp_air_w: int | None = Field(None, ge=1)
-    max_ambient_c: float | None = None
+    max_gpu_tdp_air_w: PartWattsInt | None = None
+    max_ambient_c: AmbientC | None = None
     drive_bays: tuple[DriveBay, ...] = ()
     roots: tuple[Root, ...] = ()
     slots: tuple[Slot, ...] = ()
@@ -113,7 +168,7 @@ class Chassis(Record):
     )
     topology_confidence: Confidence | None = None
     topology_note: str | None = None
-    system_overhead_w: int | None = Field(
+    system_overhead_w: SystemWatts | None = Field(
         None, description="fans, board, BMC at full load, when the vendor publishes it"
     )
 
@@ -123,22 +178,22 @@ class Chassis(Record):
 
 class Gpu(Record):
     kind: Literal["gpu"] = "gpu"
-    memory_gb: float = Field(gt=0)
+    memory_gb: GpuMemoryGB
     memory_type: str | None = None
-    memory_bw_gbs: float | None = Field(None, gt=0)
-    tdp_w: int | None = Field(None, gt=0, description="max configurable TDP")
+    memory_bw_gbs: BandwidthGBs | None = None
+    tdp_w: PartWattsInt | None = Field(None, description="max configurable TDP")
     form: Literal["pcie", "sxm"]
-    width_slots: int | None = Field(None, ge=1, le=4)
+    width_slots: WidthSlots | None = None
     length: Literal["FHFL", "FHHL", "HHHL", "LP", "SXM"] | None = None
     cooling: Literal["passive", "blower", "open_air", "liquid", "sxm"] | None = None
-    pcie_gen: int | None = Field(None, ge=3, le=6)
-    pcie_lanes: int | None = Field(None, ge=1, le=16)
+    pcie_gen: PcieGen | None = None
+    pcie_lanes: SlotLanes | None = None
     nvlink: Literal["none", "bridge", "nvswitch"] | None = None
-    nvlink_bw_gbs: float | None = None
-    bridges_per_pair: int | None = Field(None, ge=1)
-    bf16_tflops_dense: float | None = Field(None, gt=0)
-    fp8_tflops_dense: float | None = Field(None, gt=0)
-    fp32_tflops: float | None = Field(None, gt=0)
+    nvlink_bw_gbs: BandwidthGBs | None = None
+    bridges_per_pair: BridgesPerGroup | None = None
+    bf16_tflops_dense: Tflops | None = None
+    fp8_tflops_dense: Tflops | None = None
+    fp32_tflops: Tflops | None = None
     datacenter: bool = True
     ecc: bool | None = None
 
@@ -148,18 +203,20 @@ class Baseboard(Record):
 
     kind: Literal["baseboard"] = "baseboard"
     gpu_sku: NonEmpty
-    gpu_count: int = Field(ge=1)
-    nvswitch_count: int | None = None
+    gpu_count: BaseboardGpus
+    nvswitch_count: NvswitchCount | None = None
     liquid_only: bool = False
-    board_power_w: int | None = Field(None, description="beyond the GPUs' TDP (NVSwitch, retimers)")
+    board_power_w: SystemWatts | None = Field(
+        None, description="beyond the GPUs' TDP (NVSwitch, retimers)"
+    )
 
 
 class Bridge(Record):
     kind: Literal["bridge"] = "bridge"
     gpu_skus: tuple[str, ...]
     ways: Literal[2, 4]
-    per_group: int = Field(1, ge=1, description="bridges a GPU pair/quad needs")
-    bw_gbs: float | None = None
+    per_group: BridgesPerGroup = 1
+    bw_gbs: BandwidthGBs | None = None
 
 
 # --------------------------------------------------------------------------- platform
@@ -169,49 +226,49 @@ class Cpu(Record):
     kind: Literal["cpu"] = "cpu"
     family: str
     socket: str
-    cores: int | None = Field(None, ge=1)
-    tdp_w: int | None = Field(None, ge=1)
-    pcie_lanes: int | None = Field(None, ge=1)
-    pcie_gen: int | None = None
-    memory_channels: int | None = Field(None, ge=1)
-    memory_mts_1dpc: int | None = None
-    memory_mts_2dpc: int | None = None
-    max_sockets: int | None = Field(None, ge=1)
+    cores: CpuCores | None = None
+    tdp_w: PartWattsInt | None = None
+    pcie_lanes: RootLanes | None = None
+    pcie_gen: PcieGen | None = None
+    memory_channels: MemoryChannels | None = None
+    memory_mts_1dpc: MemoryMTs | None = None
+    memory_mts_2dpc: MemoryMTs | None = None
+    max_sockets: Socket | None = None
 
 
 class Dimm(Record):
     kind: Literal["dimm"] = "dimm"
-    capacity_gb: int = Field(gt=0)
+    capacity_gb: DimmGB
     type: Literal["DDR5 RDIMM", "DDR5 MRDIMM", "DDR4 RDIMM"]
-    speed_mts: int = Field(gt=0)
-    power_w: float | None = None
+    speed_mts: MemoryMTs
+    power_w: PartWatts | None = None
 
 
 class Nic(Record):
     kind: Literal["nic"] = "nic"
     family: str
     role: Literal["nic", "dpu", "supernic"] = "nic"
-    ports: int = Field(ge=1)
-    port_gbps: int = Field(gt=0)
-    pcie_gen: int | None = None
-    pcie_lanes: int | None = Field(None, ge=1, le=16)
+    ports: NicPorts
+    port_gbps: PortGbps
+    pcie_gen: PcieGen | None = None
+    pcie_lanes: SlotLanes | None = None
     form: Literal["HHHL", "FHHL", "OCP3", "FHFL"] | None = None
-    width_slots: int = 1
-    power_w: float | None = None
+    width_slots: WidthSlots = 1
+    power_w: PartWatts | None = None
 
 
 class Drive(Record):
     kind: Literal["drive"] = "drive"
     form_factor: Literal["2.5in", "3.5in", "E1.S", "E3.S", "M.2"]
     interface: Literal["nvme", "sata", "sas"]
-    capacity_tb: float = Field(gt=0)
-    power_w: float | None = None
+    capacity_tb: DriveTB
+    power_w: PartWatts | None = None
 
 
 class Psu(Record):
     kind: Literal["psu"] = "psu"
-    watts_high_line: int = Field(gt=0, description="output at 200-240 V AC")
-    watts_low_line: int | None = Field(None, gt=0, description="output at 100-127 V AC")
+    watts_high_line: PsuWatts = Field(description="output at 200-240 V AC")
+    watts_low_line: PsuWatts | None = Field(None, description="output at 100-127 V AC")
     efficiency: str | None = None
 
 
@@ -229,12 +286,12 @@ class SsmSpec(_Frozen):
     ``JambaConfig`` / ``NemotronHConfig`` define it (``engine.estimate.arch.hybrid``)."""
 
     version: Literal[1, 2]
-    d_inner: int = Field(gt=0, description="expand x hidden_size (Mamba-2: heads x head_dim)")
-    state_size: int = Field(gt=0)
-    conv_kernel: int = Field(gt=0)
-    dt_rank: int = Field(0, ge=0, description="Mamba-1 time_step_rank")
-    n_heads: int = Field(0, ge=0, description="Mamba-2 heads")
-    n_groups: int = Field(1, ge=1, description="Mamba-2 B/C groups")
+    d_inner: ModelWidth = Field(description="expand x hidden_size (Mamba-2: heads x head_dim)")
+    state_size: PositiveSmall
+    conv_kernel: PositiveSmall
+    dt_rank: ModelWidthOrZero = Field(0, description="Mamba-1 time_step_rank")
+    n_heads: SmallCount = Field(0, description="Mamba-2 heads")
+    n_groups: PositiveSmall = Field(1, description="Mamba-2 B/C groups")
     conv_bias: bool = True
     proj_bias: bool = False
     inner_norms: bool = Field(False, description="Jamba's dt/B/C RMSNorms inside the mixer")
@@ -251,28 +308,28 @@ class ModelPreset(Record):
 
     kind: Literal["model"] = "model"
     model_type: str
-    hidden_size: int = Field(gt=0)
-    intermediate_size: int = Field(ge=0, description="dense MLP width (0: no dense MLP)")
-    num_hidden_layers: int = Field(gt=0)
-    num_attention_heads: int = Field(ge=0, description="0 only for attention-free models")
-    num_key_value_heads: int = Field(ge=0)
-    head_dim: int | None = Field(None, gt=0)
-    vocab_size: int = Field(gt=0)
+    hidden_size: ModelWidth
+    intermediate_size: ModelWidthOrZero = Field(description="dense MLP width (0: no dense MLP)")
+    num_hidden_layers: ModelLayers
+    num_attention_heads: ModelHeadsOrZero = Field(description="0 only for attention-free models")
+    num_key_value_heads: ModelHeadsOrZero
+    head_dim: HeadDim | None = None
+    vocab_size: VocabSize
     tie_word_embeddings: bool = False
-    max_position_embeddings: int | None = None
+    max_position_embeddings: ContextTokens | None = None
     attention_bias: bool = False
     # Mixture of experts
-    num_experts: int | None = Field(None, ge=1)
-    num_experts_per_tok: int | None = Field(None, ge=1)
-    moe_intermediate_size: int | None = None
-    n_shared_experts: int | None = None
-    first_k_dense_replace: int | None = None
+    num_experts: ExpertCount | None = None
+    num_experts_per_tok: ExpertCount | None = None
+    moe_intermediate_size: ModelWidth | None = None
+    n_shared_experts: SmallCount | None = None
+    first_k_dense_replace: SmallCount | None = None
     # Multi-head latent attention (DeepSeek-V2/V3)
-    q_lora_rank: int | None = None
-    kv_lora_rank: int | None = None
-    qk_nope_head_dim: int | None = None
-    qk_rope_head_dim: int | None = None
-    v_head_dim: int | None = None
+    q_lora_rank: LatentDim | None = None
+    kv_lora_rank: LatentDim | None = None
+    qk_nope_head_dim: HeadDim | None = None
+    qk_rope_head_dim: HeadDim | None = None
+    v_head_dim: HeadDim | None = None
     # Layout beyond a Llama-style decoder (defaults = Llama)
     layer_types: tuple[MixerType, ...] | None = Field(
         None, description="per layer mixer; None = full attention everywhere"
@@ -280,37 +337,44 @@ class ModelPreset(Record):
     mlp_layer_types: tuple[MlpType, ...] | None = Field(
         None, description="per layer FFN; None = dense, or MoE after first_k_dense_replace"
     )
-    sliding_window: int | None = Field(None, gt=0, description="tokens a sliding layer keeps")
+    sliding_window: ContextTokens | None = Field(None, description="tokens a sliding layer keeps")
     mlp_gated: bool = Field(True, description="gate+up+down (SwiGLU/GeGLU) vs up+down (GELU)")
     mlp_bias: bool = False
     attention_qkv_bias: bool | None = Field(None, description="None: from attention_bias")
     attention_out_bias: bool | None = Field(None, description="None: from attention_bias")
     norm_bias: bool = Field(False, description="LayerNorm with bias (vs RMSNorm)")
     norm_params: bool = Field(True, description="False: non-parametric LayerNorm (OLMo 1)")
-    norms_per_layer: int | None = Field(None, ge=0, description="None: 2 (4 for Gemma 2/3)")
+    norms_per_layer: NormsPerLayer | None = Field(None, description="None: 2 (4 for Gemma 2/3)")
     final_norm: bool = True
     qk_norm: Literal["none", "head", "full"] = Field(
         "none", description="head: one head_dim weight for q and k; full: per head"
     )
-    position_embeddings: int = Field(0, ge=0, description="learned absolute position rows")
-    embedding_proj_dim: int | None = Field(None, gt=0, description="OPT word_embed_proj_dim")
+    position_embeddings: ContextTokensOrZero = Field(
+        0, description="learned absolute position rows"
+    )
+    embedding_proj_dim: ModelWidth | None = Field(None, description="OPT word_embed_proj_dim")
     lm_head_bias: bool = False
     attention_sinks: bool = Field(False, description="gpt-oss: one learned sink per head")
-    shared_expert_intermediate_size: int | None = Field(None, ge=0)
+    shared_expert_intermediate_size: ModelWidthOrZero | None = None
     shared_expert_gate: bool = Field(False, description="Qwen2-MoE sigmoid gate on the shared")
     router_bias: bool = Field(False, description="per-expert router bias / score correction")
     expert_bias: bool = Field(False, description="gpt-oss: biases on every expert projection")
     ssm: SsmSpec | None = None
-    extra_params: int = Field(
-        0, ge=0, description="weights outside the decoder stack (vision tower, projector)"
+    extra_params: ParamCount = Field(
+        0, description="weights outside the decoder stack (vision tower, projector)"
     )
     # Published figures the computed counts are checked against
-    published_params_b: float = Field(gt=0, description="total parameters, billions")
-    published_active_params_b: float | None = None
+    published_params_b: ParamsB = Field(description="total parameters, billions")
+    published_active_params_b: ParamsB | None = None
     hf_id: str | None = None
 
     @model_validator(mode="after")
-    def _layout_matches_layers(self) -> ModelPreset:
+    def _consistent(self) -> ModelPreset:
+        """Cross-field checks every estimator formula relies on (each would otherwise divide by
+        zero or count a fractional head): per-layer lists match num_hidden_layers, attention
+        layers have heads and mamba layers an ssm shape, the attention heads split the hidden
+        size evenly unless ``head_dim`` (or MLA's latent ranks) says otherwise, KV heads divide
+        the attention heads (grouped-query attention), and a token picks at most every expert."""
         for name in ("layer_types", "mlp_layer_types"):
             value = getattr(self, name)
             if value is not None and len(value) != self.num_hidden_layers:
@@ -325,6 +389,41 @@ class ModelPreset(Record):
             raise ValueError("attention layers need num_attention_heads and num_key_value_heads")
         if any(m.startswith("mamba") for m in mixers) and self.ssm is None:
             raise ValueError("mamba layers need the ssm shape")
+        problems = []
+        no_head_dim = self.head_dim is None and self.kv_lora_rank is None
+        heads, kv = self.num_attention_heads, self.num_key_value_heads
+        if no_head_dim and heads and self.hidden_size % heads:
+            problems.append(
+                f"num_attention_heads {self.num_attention_heads} does not divide hidden_size "
+                f"{self.hidden_size} (and there is no head_dim)"
+            )
+        if heads and kv and heads % kv:
+            problems.append(
+                f"num_key_value_heads {self.num_key_value_heads} does not divide "
+                f"num_attention_heads {self.num_attention_heads}"
+            )
+        experts, per_tok = self.num_experts, self.num_experts_per_tok
+        if experts is not None and per_tok is not None and per_tok > experts:
+            problems.append(
+                f"num_experts_per_tok {self.num_experts_per_tok} is more than num_experts "
+                f"{self.num_experts}"
+            )
+        dense = self.first_k_dense_replace
+        if dense is not None and dense > self.num_hidden_layers:
+            problems.append(
+                f"first_k_dense_replace {self.first_k_dense_replace} is more than "
+                f"num_hidden_layers {self.num_hidden_layers}"
+            )
+        if (
+            self.published_active_params_b is not None
+            and self.published_active_params_b > self.published_params_b * 1.0001
+        ):
+            problems.append(
+                f"published_active_params_b {self.published_active_params_b:g} is more than "
+                f"published_params_b {self.published_params_b:g}"
+            )
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
 

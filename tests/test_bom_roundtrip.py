@@ -61,7 +61,7 @@ def workloads(draw):
         micro_batch=draw(st.integers(1, 512)),
         grad_checkpointing=draw(st.sampled_from([None, True, False])),
         lora_targets=tuple(draw(st.lists(st.sampled_from(LORA_MODULES), max_size=7))),
-        tokens=draw(st.none() | st.floats(min_value=1e-3, max_value=1e20)),
+        tokens=draw(st.none() | st.floats(min_value=1e-3, max_value=1e16)),  # parts.bounds
         target_days=draw(st.none() | st.floats(min_value=1e-3, max_value=1e4)),
         mfu=draw(st.none() | st.floats(min_value=1e-6, max_value=1.0)),
     )

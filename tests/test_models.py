@@ -6,6 +6,7 @@ this file tests the presets, not the rest of the catalog.
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -211,7 +212,7 @@ dense_archs = st.builds(
         intermediate_size=inter,
         num_hidden_layers=layers,
         num_attention_heads=heads,
-        num_key_value_heads=max(1, heads // kv_div),
+        num_key_value_heads=heads // math.gcd(heads, kv_div),  # grouped-query: divides heads
         vocab_size=vocab,
         tie_word_embeddings=tie,
         attention_bias=bias,

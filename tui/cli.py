@@ -2,13 +2,15 @@
 
 Each sub-command lives in ``tui/commands/<name>.py`` and exposes ``register(subparsers)``; the
 module's ``run(args) -> int`` returns the exit code (0 ok, 1 build has errors / does not fit,
-2 bad input).
+2 bad input, 3 an internal failure: a check broke, or an unexpected exception, reported in one
+paragraph instead of a traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from tui import __version__
@@ -82,6 +84,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a bug: one paragraph and exit 3, not a traceback
+        if os.environ.get("SLOTWISE_DEBUG"):
+            raise
+        what = f"{type(exc).__name__}: {exc}"
+        if len(what) > 300:
+            what = what[:270] + f"... ({len(what):,} characters)"
+        sys.stderr.write(
+            f"slotwise: internal error in '{args.command}' ({what}). This is a bug: please "
+            "report it with the command line; SLOTWISE_DEBUG=1 shows the traceback.\n"
+        )
+        return 3
 
 
 def _open_app(argv: list[str]) -> int:

@@ -39,8 +39,10 @@ problem as a :class:`BomFinding` (an ``engine.report.Finding`` with ``file``, ``
 severity error unless noted, rule ids:
 
 ==========================  =====================================================================
-``bom.unreadable``          the file cannot be read (missing, permissions, not UTF-8)
-``bom.malformed``           not valid TOML (line and column from tomllib); nothing is loaded
+``bom.unreadable``          the file cannot be read (missing, permissions, not UTF-8, not a regular
+                            file such as a FIFO or /dev/zero, over ``MAX_BOM_BYTES``)
+``bom.malformed``           not valid TOML (line and column from tomllib), nested deeper than
+                            ``safe_io.MAX_DEPTH``, or a number too long to read; nothing is loaded
 ``bom.schema_newer``        ``schema`` is newer than this slotwise reads; loaded as far as possible
 ``bom.missing_field``       a required field is absent (``schema``, ``chassis.sku``, ...)
 ``bom.bad_value``           a value has the wrong type or range (the value is quoted)
@@ -72,11 +74,21 @@ from engine.bom.items import canonical_build, gpu_inventory, line_items
 from engine.bom.locate import KeyLocator
 from engine.bom.meta import BomMeta
 from engine.bom.toml_writer import dumps as toml_dumps
-from engine.build import BridgeFit, Build, DriveFit, Environment
+from engine.build import MAX_SKU_CHARS, BridgeFit, Build, DriveFit, Environment, Sku
 from engine.report import Finding, Report
 from engine.rules.cooling import BTU_PER_W
 from engine.workload import Workload
+from parts.bounds import PositivePartCount
 from parts.catalog import Catalog
+from parts.safe_io import (
+    MAX_FILE_BYTES,
+    InputError,
+    loads_toml,
+    read_text,
+    shorten,
+    shorten_path,
+    shorten_text,
+)
 
 SCHEMA_VERSION = 1
 HEADER = (
@@ -102,6 +114,9 @@ TOP_KEYS = (
     "line_items",
     "summary",
 )
+#: A BOM is ~20 kB; the cap only stops a wrong file (a disk image, /dev/zero) from filling memory.
+MAX_BOM_BYTES = MAX_FILE_BYTES
+MAX_SLOT_CHARS = 64
 COUNTED = {"cpu": ("cpu", "CPU"), "memory": ("dimm", "DIMM"), "psu": ("psu", "PSU")}
 BAD_INPUT_PREFIX = "bom."
 
@@ -369,8 +384,8 @@ class _Reader:
     ) -> None:
         if line is None and field:
             line = self.loc.line(field)
-        where = self.filename + (f", line {line}" if line else "")
-        what = f"field '{field}': " if field else ""
+        where = shorten_path(self.filename) + (f", line {line}" if line else "")
+        what = f"field '{shorten_text(field)}': " if field else ""
         self.problems.append(
             BomFinding(
                 rule=rule,
@@ -436,13 +451,13 @@ class _Reader:
         rec = self.catalog.get(sku)
         if rec is None:
             pool = [r.sku for r in self.catalog if r.kind in kinds]
-            near = difflib.get_close_matches(sku, pool, n=1, cutoff=0.6)
+            near = difflib.get_close_matches(sku[:MAX_SKU_CHARS], pool, n=1, cutoff=0.6)
             hint = f"did you mean {near[0]!r}? " if near else ""
             listing = " or ".join(f"'slotwise parts --kind {k}'" for k in kinds)
             self.add(
                 "bom.unknown_sku",
                 field,
-                f"{what} {sku!r} is not in the parts catalog",
+                f"{what} {_show(sku)} is not in the parts catalog",
                 fix=f"{hint}{listing} lists the choices; a part the catalog lacks can be added "
                 "in an overlay catalog (--catalog DIR)",
                 parts=(sku,),
@@ -451,7 +466,7 @@ class _Reader:
             self.add(
                 "bom.wrong_kind",
                 field,
-                f"{sku!r} is a {rec.kind}, not a {what}",
+                f"{_show(sku)} is a {rec.kind}, not a {what}",
                 fix=f"put a {what} here ('slotwise parts --kind {kinds[0]}')",
                 parts=(sku,),
             )
@@ -462,8 +477,7 @@ def _clean(msg: str) -> str:
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shorten(value, 60)
 
 
 _AT = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -473,14 +487,25 @@ def import_bom(text: str, catalog: Catalog, *, filename: str = "<bom>") -> Loade
     """Load a BOM text.  Never raises on bad content: see the module docstring for rule ids."""
     r = _Reader(filename, text, catalog)
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text, shorten_path(filename), what="BOM")
+    except InputError as exc:
+        r.problems.append(
+            BomFinding(
+                rule="bom.malformed",
+                severity="error",
+                message=f"{exc.where}: {exc.reason}",
+                fix=(exc.fix or "fix the file") + "; nothing was loaded",
+                file=filename,
+            )
+        )
+        return LoadedBom(filename=filename, build=None, problems=tuple(r.problems))
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = _AT.search(msg)
         line = int(m.group(1)) if m else None
         col = f", column {m.group(2)}" if m else ""
         reason = _clean(_AT.sub("", msg).strip())
-        where = f"{filename}, line {line}{col}" if line else filename
+        where = f"{shorten_path(filename)}, line {line}{col}" if line else shorten_path(filename)
         fix = "fix the TOML syntax at that place (quotes, '=', brackets); nothing was loaded"
         lines = text.splitlines()
         if line and line <= len(lines):
@@ -571,6 +596,13 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
             r.add("bom.missing_field", "chassis.sku", "the chassis has no sku")
         elif not isinstance(sku, str) or not sku.strip():
             r.add("bom.bad_value", "chassis.sku", f"expected a SKU string, found {_show(sku)}")
+        elif len(sku) > MAX_SKU_CHARS:
+            r.add(
+                "bom.bad_value",
+                "chassis.sku",
+                f"a SKU is at most {MAX_SKU_CHARS} characters, found {_show(sku)}",
+                fix="write the chassis SKU ('slotwise parts --kind chassis')",
+            )
         else:
             chassis = sku
             r.sku(sku, ("chassis",), "chassis", "chassis.sku")
@@ -611,6 +643,15 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
         else:
             for sid, sku in raw_slots.items():
                 field = f"slots.{sid}"
+                if len(sid) > MAX_SLOT_CHARS or (isinstance(sku, str) and len(sku) > MAX_SKU_CHARS):
+                    r.add(
+                        "bom.bad_value",
+                        field,
+                        f"a slot id is at most {MAX_SLOT_CHARS} characters and a SKU at most "
+                        f"{MAX_SKU_CHARS}, found {_show(sid)} = {_show(sku)}",
+                        fix="use the chassis' slot ids and catalog SKUs; it was not loaded",
+                    )
+                    continue
                 if not isinstance(sku, str) or not sku.strip():
                     r.add(
                         "bom.bad_value",
@@ -682,8 +723,18 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
 
     build: Build | None = None
     if chassis is not None:
-        build = canonical_build(Build(chassis=chassis, **fields), r.catalog)
-        _check_line_items(r, data, build)
+        try:
+            build = canonical_build(Build(chassis=chassis, **fields), r.catalog)
+        except ValidationError as exc:  # each part was checked above; this is a safety net
+            for err in exc.errors():
+                r.add(
+                    "bom.bad_value",
+                    ".".join(str(x) for x in err["loc"]) or None,
+                    _clean(err["msg"]),
+                    fix="correct the value; the build was not loaded",
+                )
+        else:
+            _check_line_items(r, data, build)
 
     return LoadedBom(
         filename=r.filename,
@@ -699,13 +750,13 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
 
 class _Counted(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    sku: str = Field(min_length=1)
-    count: int = Field(ge=1)
+    sku: Sku = Field(min_length=1)
+    count: PositivePartCount
 
 
 class _Baseboard(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    sku: str = Field(min_length=1)
+    sku: Sku = Field(min_length=1)
 
 
 def _array(r: _Reader, data: dict[str, Any], key: str) -> list[Any]:
@@ -770,25 +821,18 @@ def _check_line_items(r: _Reader, data: dict[str, Any], build: Build) -> None:
 
 def read_bom(path: str | os.PathLike[str], catalog: Catalog) -> LoadedBom:
     """Read and import a BOM file; an unreadable file is a ``bom.unreadable`` problem."""
-    p = Path(path)
     name = str(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        why = f"it is not UTF-8 text (byte {exc.start})"
-    except IsADirectoryError:
-        why = "it is a directory"
-    except FileNotFoundError:
-        why = "no such file"
-    except OSError as exc:
-        why = exc.strerror or str(exc)
+        text = read_text(path, max_bytes=MAX_BOM_BYTES, what="BOM")
+    except InputError as exc:
+        why = exc.reason.removeprefix("cannot read the BOM: ")
     else:
         return import_bom(text, catalog, filename=name)
     finding = BomFinding(
         rule="bom.unreadable",
         severity="error",
-        message=f"{name}: cannot read the BOM: {why}",
-        fix="check the path and permissions",
+        message=f"{shorten_path(name)}: cannot read the BOM: {why}",
+        fix="give the path of a BOM file (a regular file); check the path and permissions",
         file=name,
     )
     return LoadedBom(filename=name, build=None, problems=(finding,))

@@ -14,11 +14,21 @@ by :func:`resolve_arch_with_warnings` and appended to the preset's ``notes``.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.estimate.arch import ArchConfigError, arch_from_config
 from engine.names import close_names
+from parts.safe_io import (
+    MAX_CONFIG_BYTES,
+    InputError,
+    loads_json,
+    read_text,
+    shorten,
+    shorten_path,
+    shorten_text,
+)
 from parts.schema import ModelPreset
 
 if TYPE_CHECKING:
@@ -72,16 +82,24 @@ def _preset(model_id: str, catalog: Catalog) -> ModelPreset:
     lowered = {k.lower(): k for k in models}
     if key.lower() in lowered:
         return models[lowered[key.lower()]]
-    close = close_names(key, models, n=3)
+    close = close_names(key[:200], models, n=3)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise ModelResolveError(
-        f"--model {model_id!r} is not a preset in the catalog.{hint} List the presets with "
+        f"--model {shorten(model_id)} is not a preset in the catalog.{hint} List the presets with "
         "`slotwise parts --kind model`, or pass a config.json path or Hugging Face id with "
         "--config."
     )
 
 
 # ------------------------------------------------------------------------------ config.json
+
+
+def _exists(path: Path) -> bool:
+    """Whether anything is at ``path`` (an over-long or otherwise impossible path: no)."""
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):
+        return False
 
 
 def _from_config_ref(
@@ -98,17 +116,17 @@ def _from_config_ref(
     )
 
     path = Path(ref).expanduser()
-    if path.is_dir():
+    if _exists(path) and os.path.isdir(path):
         path = path / "config.json"
-        if not path.is_file():
+        if not _exists(path):
             raise ModelResolveError(
-                f"--config {ref!r} is a directory without a config.json; point at the file."
+                f"--config {shorten(ref)} is a directory without a config.json; point at the file."
             )
-    if path.is_file():
+    if _exists(path):
         return _from_file(path)
     if _looks_like_path(ref) or not is_repo_id(ref):
         raise ModelResolveError(
-            f"--config {ref!r}: no such file. Give the path of an existing config.json, or a "
+            f"--config {shorten(ref)}: no such file. Give the path of an existing config.json, or a "
             "Hugging Face model id such as meta-llama/Llama-3.1-8B."
         )
     try:
@@ -116,7 +134,7 @@ def _from_config_ref(
             ref, offline=offline, timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout
         )
     except HubError as exc:
-        raise ModelResolveError(f"--config {ref}: {exc}") from exc
+        raise ModelResolveError(f"--config {shorten_text(ref)}: {exc}") from exc
     warnings: list[str] = []
     if fetched.stale_reason:
         warnings.append(
@@ -166,13 +184,12 @@ def _looks_like_path(ref: str) -> bool:
 
 
 def _from_file(path: Path) -> tuple[ModelPreset, list[str]]:
-    shown = str(path)
+    shown = shorten_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelResolveError(f"--config {shown}: cannot read the file ({exc}).") from exc
-    try:
-        cfg = json.loads(text)
+        text = read_text(path, max_bytes=MAX_CONFIG_BYTES, what="config.json")
+        cfg = loads_json(text, shown, what="config.json")
+    except InputError as exc:
+        raise ModelResolveError(f"--config {exc}.") from exc
     except json.JSONDecodeError as exc:
         raise ModelResolveError(
             f"--config {shown}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg}). Fix the "
@@ -198,6 +215,14 @@ def _arch(
         preset, found = arch_from_config(cfg, source=source, name=name)
     except ArchConfigError as exc:
         raise ModelResolveError(f"{exc}.") from exc
+    except (ArithmeticError, TypeError, ValueError, KeyError, IndexError, RecursionError) as exc:
+        # A family mapper met a value it cannot use (a zero period, a string for a count):
+        # the config is bad input, said in one sentence instead of a traceback.
+        raise ModelResolveError(
+            f"{shorten_text(source, 200)}: the config has a value slotwise cannot use "
+            f"({type(exc).__name__}: {shorten_text(str(exc), 200)}); check the file against "
+            "the model's published config.json."
+        ) from exc
     warnings = [*(warnings or []), *found]
     if warnings:
         notes = " ".join(filter(None, [preset.notes, "Warnings: " + "; ".join(warnings) + "."]))

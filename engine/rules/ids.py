@@ -107,3 +107,6 @@ RULES: dict[str, str] = {
     # the engine itself
     "engine.internal": "a rule failed on this build (a bug): the report is incomplete",
 }
+
+#: The rule id of a finding that says a rule family or the estimator failed internally.
+INTERNAL_RULE = "engine.internal"

@@ -9,6 +9,7 @@ an edit that does not change GPUs or workload costs a dict lookup.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
@@ -19,6 +20,7 @@ from engine.report import Budget
 from engine.rules.common import finding
 from engine.rules.context import Ctx, engine_cache, is_wide
 from engine.rules.slots import find_destination
+from parts.safe_io import shorten_text
 from parts.schema import Gpu
 
 _MEMO_MAX = 512
@@ -33,7 +35,9 @@ def _workload_key(wl) -> Any:
         return wl.model_dump_json()
 
 
-Outcome = tuple[Any, str | None, tuple[tuple[str, float, bool], ...]]
+# (estimate, problem, alternatives, failed): ``failed`` is True when the estimator itself broke
+# (a bug or an input it cannot handle) rather than the model being unavailable offline.
+Outcome = tuple[Any, str | None, tuple[tuple[str, float, bool], ...], bool]
 
 
 def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
@@ -58,13 +62,27 @@ def _compute(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
     try:
         arch = resolve_arch(ctx.workload, ctx.catalog, offline=True)
     except ModelResolveError as exc:
-        return None, str(exc), ()
+        return None, str(exc), (), False
     try:
         est = estimate(ctx.workload, gpu, count, arch=arch, gpus_per_server=max(count, 1))
         alts = () if est.fits else tuple(suggest_changes(ctx.workload, gpu, count, arch=arch))
-    except (ValueError, ArithmeticError) as exc:
-        return None, f"could not estimate the workload on {count} x {gpu.sku}: {exc}", ()
-    return est, None, alts
+        _check_finite(est)
+    except Exception as exc:  # noqa: BLE001 - reported as an error finding, never as "OK"
+        why = shorten_text(f"{type(exc).__name__}: {exc}", 300)
+        return None, f"the workload estimate on {count} x {gpu.sku} failed ({why})", (), True
+    return est, None, alts, False
+
+
+def _check_finite(est: Any) -> None:
+    """An estimate with an infinite or NaN figure is a failed estimate, not a verdict."""
+    mem = est.memory_per_gpu
+    figures = {"memory per GPU": mem.total_bytes, "GPU memory": est.gpu_memory_bytes}
+    hours = getattr(est, "train_hours", None)
+    if hours is not None:
+        figures["training time"] = hours
+    for name, value in figures.items():
+        if not math.isfinite(float(value)):
+            raise ArithmeticError(f"{name} came out as {value}")
 
 
 def _main_gpu(ctx: Ctx) -> tuple[Gpu | None, int]:
@@ -117,7 +135,18 @@ def check(ctx: Ctx) -> None:
             )
         )
         return
-    est, problem, alts = _run_estimate(ctx, gpu, n)
+    est, problem, alts, failed = _run_estimate(ctx, gpu, n)
+    if est is None and failed:
+        ctx.add(
+            finding(
+                "engine.internal",
+                "error",
+                f"{problem}; the workload was not checked",
+                fix="report the BOM file with this message; meanwhile check the workload's "
+                "figures (sequence length, tokens, batch) are realistic",
+            )
+        )
+        return
     if est is None:
         ctx.add(
             finding(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -20,8 +21,20 @@ def get_catalog(args) -> Catalog:
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, default=str)
+    """Standard JSON only: a non-finite float (which the bounded schema should never let through)
+    is written as ``null`` ("unknown"), never as the non-standard ``Infinity``/``NaN``."""
+    json.dump(_finite(data), sys.stdout, indent=2, default=str, allow_nan=False)
     sys.stdout.write("\n")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def add_catalog_flag(p) -> None:

@@ -8,7 +8,7 @@ training builds start from; pass --gpu for any other catalog GPU (`slotwise part
 from __future__ import annotations
 
 import argparse
-import json
+import os
 from pathlib import Path
 
 from engine.estimate import Estimate, estimate, suggest_changes
@@ -17,6 +17,7 @@ from engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
 from engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
 from engine.names import close_names
 from parts.catalog import Catalog
+from parts.safe_io import MAX_CONFIG_BYTES, loads_json, read_text
 from parts.schema import Gpu, ModelPreset
 from tui.cli import UsageError
 from tui.commands.common import add_catalog_flag, get_catalog, print_json
@@ -77,11 +78,12 @@ def _raw_config(ref: str) -> dict | None:
     """The config.json dict behind ``--config`` (local file, or the Hub cache that resolving it
     just filled), or None when it cannot be read; resolving already reported any problem."""
     path = Path(ref).expanduser()
-    if path.is_dir():
-        path = path / "config.json"
     try:
-        if path.is_file():
-            data = json.loads(path.read_text(encoding="utf-8"))
+        if path.is_dir():
+            path = path / "config.json"
+        if os.path.lexists(path):
+            text = read_text(path, max_bytes=MAX_CONFIG_BYTES, what="config.json")
+            data = loads_json(text, str(path), what="config.json")
         else:
             from engine.hub import HubError, fetch_config
 

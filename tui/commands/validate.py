@@ -1,4 +1,8 @@
-"""`slotwise validate BOM.toml [--json]`: check a saved build; exit 0 ok, 1 errors, 2 bad input.
+"""`slotwise validate BOM.toml [--json]`: check a saved build.
+
+Exit 0 ok, 1 the build has errors, 2 bad input, 3 a check failed internally (an
+``engine.internal`` finding: a rule or the estimator broke, so the report is incomplete and the
+build is NOT known to be OK).
 
 Bad input (exit 2, one paragraph on stderr naming the file, line and field): the file cannot be
 read, is not valid TOML, names a SKU the catalog does not have, or has any other ``bom.*``
@@ -15,6 +19,7 @@ from engine.bom import BAD_INPUT_PREFIX, LoadedBom, read_bom
 from engine.bom.markdown import SYMBOL, budget_figures, budget_label
 from engine.report import Finding, Report
 from engine.rules.cooling import BTU_PER_W
+from engine.rules.ids import INTERNAL_RULE
 from tui.commands.common import add_catalog_flag, get_catalog, print_json
 
 
@@ -106,6 +111,8 @@ def _print_human(loaded: LoadedBom, report: Report) -> None:
     errors = sum(1 for f in findings if f.severity == "error")
     warnings = sum(1 for f in findings if f.severity == "warning")
     verdict = "OK" if errors == 0 else "NOT OK"
+    if internal_failures(report):
+        verdict = "INCOMPLETE (a check failed internally), NOT OK"
     print(f"  {verdict}: {errors} error(s), {warnings} warning(s)")
 
 
@@ -128,4 +135,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not args.json:
         _print_human(loaded, report)
+    if internal_failures(report):
+        return EXIT_INTERNAL
     return 1 if report.errors else 0
+
+
+#: A check failed internally: the report is incomplete (CLI.md, exit codes).
+EXIT_INTERNAL = 3
+
+
+def internal_failures(report: Report) -> list[Finding]:
+    """The findings that say a rule or the estimator broke on this build."""
+    return [f for f in report.findings if f.rule == INTERNAL_RULE]
