@@ -58,7 +58,7 @@ def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
 
 def _compute(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
     if ctx.workload is None:
-        return None, "no workload is set", ()
+        return None, "no workload is set", (), False
     try:
         arch = resolve_arch(ctx.workload, ctx.catalog, offline=True)
     except ModelResolveError as exc:
