@@ -22,7 +22,7 @@ class Environment(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     input_voltage: InputVoltage = "200-240"
-    ambient_c: Annotated[float, FloatSized, float_range(-10, 60, "deg C", "server inlet")] = 25.0
+    ambient_c: Annotated[float, float_range(-10, 60, "deg C", "server inlet"), FloatSized] = 25.0
     redundancy: Redundancy = "N+1"
     # What the site can cool with: "air" only, or a liquid (direct-to-chip) loop as well.
     cooling: SiteCooling = "air"

@@ -17,6 +17,7 @@ from parts.bounds import (
     TokenRate,
     TrainTokens,
 )
+from parts.safe_io import shorten_text
 
 Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
 Precision = Literal["bf16", "fp16", "fp32", "fp8"]
@@ -102,7 +103,8 @@ class Workload(BaseModel):
         bad = [t for t in self.lora_targets if t not in LORA_MODULES]
         if bad:
             raise ValueError(
-                f"unknown LoRA target(s) {', '.join(bad)}; use {', '.join(LORA_MODULES)}"
+                f"unknown LoRA target(s) {shorten_text(', '.join(bad))}; use "
+                f"{', '.join(LORA_MODULES)}"
             )
         return self
 

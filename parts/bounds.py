@@ -18,8 +18,8 @@ power) is one clear validation message naming the field instead of a silent absu
 To bound a new field, reuse the alias of its quantity (``power_w: PartWatts | None = None``), or
 add one here next to the others, so every range is documented in one place::
 
-    Lumens = Annotated[float, FloatSized, float_range(0, 1e6, "lm", "why this range")]
-    Widgets = Annotated[int, StrictNumber, int_range(1, 64, "widgets", "why this range")]
+    Lumens = Annotated[float, float_range(0, 1e6, "lm", "why this range"), FloatSized]
+    Widgets = Annotated[int, int_range(1, 64, "widgets", "why this range"), StrictNumber]
 """
 
 from __future__ import annotations
@@ -82,25 +82,25 @@ def float_range(
 #: (GB300) is about 1,400 W; 5,000 W leaves room and catches a W/kW slip.
 PartWatts = Annotated[
     float,
-    FloatSized,
     float_range(0, 5_000, "W", "one part's power; never negative", positive=False),
+    FloatSized,
 ]
 PartWattsInt = Annotated[
     int,
-    StrictNumber,
     int_range(1, 5_000, "W", "one part's TDP; the largest GPU module is ~1,400 W"),
+    StrictNumber,
 ]
 #: A power supply's rated output: server PSUs are 800-5,500 W; 20 kW catches 10^19.
 PsuWatts = Annotated[
     int,
-    StrictNumber,
     int_range(1, 20_000, "W", "a PSU's rated output; server PSUs are 800-5,500 W"),
+    StrictNumber,
 ]
 #: Whole-board / whole-system power beyond the parts (NVSwitches, fans, BMC).
 SystemWatts = Annotated[
     int,
-    StrictNumber,
     int_range(0, 50_000, "W", "board/system overhead; an 8-GPU HGX is ~15 kW whole"),
+    StrictNumber,
 ]
 
 # ------------------------------------------------------------------------------ memory, storage
@@ -108,89 +108,89 @@ SystemWatts = Annotated[
 #: A GPU's memory: the largest today carry 288 GB; 4 TB leaves room and catches GB/MB slips.
 GpuMemoryGB = Annotated[
     float,
-    FloatSized,
     float_range(0, 4_096, "GB", "one GPU's memory (largest today 288 GB)", positive=True),
+    FloatSized,
 ]
 #: A DIMM's capacity (largest 256 GB today).
 DimmGB = Annotated[
-    int, StrictNumber, int_range(1, 4_096, "GB", "one DIMM's capacity (largest today 256 GB)")
+    int, int_range(1, 4_096, "GB", "one DIMM's capacity (largest today 256 GB)"), StrictNumber
 ]
 #: A drive's capacity (largest SSD today 122.88 TB).
 DriveTB = Annotated[
     float,
-    FloatSized,
     float_range(0, 1_000, "TB", "one drive (largest today ~123 TB)", positive=True),
+    FloatSized,
 ]
 #: Memory / interconnect bandwidth of one device (HBM3e: 8,000 GB/s; NVLink 5: 1,800 GB/s).
 BandwidthGBs = Annotated[
-    float, FloatSized, float_range(0, 100_000, "GB/s", "one device's bandwidth", positive=True)
+    float, float_range(0, 100_000, "GB/s", "one device's bandwidth", positive=True), FloatSized
 ]
 #: Memory transfer rate (DDR5 MRDIMM 8,800 MT/s).
 MemoryMTs = Annotated[
     int,
-    StrictNumber,
     int_range(100, 20_000, "MT/s", "DIMM speed (DDR5 MRDIMM tops out near 8,800)"),
+    StrictNumber,
 ]
 
 # ------------------------------------------------------------------------------ compute
 
 #: Dense throughput of one GPU in TFLOPS (B200 FP8 dense ~4,500; FP4 sparse ~20,000).
 Tflops = Annotated[
-    float, FloatSized, float_range(0, 100_000, "TFLOPS", "one GPU's throughput", positive=True)
+    float, float_range(0, 100_000, "TFLOPS", "one GPU's throughput", positive=True), FloatSized
 ]
 #: CPU cores per socket (the largest today: 288 E-cores).
 CpuCores = Annotated[
-    int, StrictNumber, int_range(1, 1_024, "cores", "per socket (largest today 288)")
+    int, int_range(1, 1_024, "cores", "per socket (largest today 288)"), StrictNumber
 ]
 
 # ------------------------------------------------------------------------------ PCIe, slots
 
 PcieGen = Annotated[
-    int, StrictNumber, int_range(3, 6, "PCIe generation", "slotwise covers Gen3-Gen6 parts")
+    int, int_range(3, 6, "PCIe generation", "slotwise covers Gen3-Gen6 parts"), StrictNumber
 ]
-SlotLanes = Annotated[int, StrictNumber, int_range(1, 16, "lanes", "a PCIe slot or card is x1-x16")]
+SlotLanes = Annotated[int, int_range(1, 16, "lanes", "a PCIe slot or card is x1-x16"), StrictNumber]
 #: Lanes of a CPU socket or switch (a 5th-gen Xeon 80, an EPYC 128/160, a switch up to 144).
-RootLanes = Annotated[int, StrictNumber, int_range(1, 512, "lanes", "a CPU or PCIe switch")]
-WidthSlots = Annotated[int, StrictNumber, int_range(1, 4, "slots", "a card is 1-4 slots wide")]
-Socket = Annotated[int, StrictNumber, int_range(1, 16, "socket", "a CPU socket number (1-based)")]
+RootLanes = Annotated[int, int_range(1, 512, "lanes", "a CPU or PCIe switch"), StrictNumber]
+WidthSlots = Annotated[int, int_range(1, 4, "slots", "a card is 1-4 slots wide"), StrictNumber]
+Socket = Annotated[int, int_range(1, 16, "socket", "a CPU socket number (1-based)"), StrictNumber]
 #: How many of something a chassis has (slots, fans, DIMM slots, drive bays, GPUs).
-ChassisCount = Annotated[int, StrictNumber, int_range(0, 1_024, "count", "per chassis")]
-PositiveChassisCount = Annotated[int, StrictNumber, int_range(1, 1_024, "count", "per chassis")]
-CpuSockets = Annotated[int, StrictNumber, int_range(1, 2, "sockets", "X13/X14 GPU servers")]
-MemoryChannels = Annotated[int, StrictNumber, int_range(1, 64, "channels", "per socket (12 today)")]
+ChassisCount = Annotated[int, int_range(0, 1_024, "count", "per chassis"), StrictNumber]
+PositiveChassisCount = Annotated[int, int_range(1, 1_024, "count", "per chassis"), StrictNumber]
+CpuSockets = Annotated[int, int_range(1, 2, "sockets", "X13/X14 GPU servers"), StrictNumber]
+MemoryChannels = Annotated[int, int_range(1, 64, "channels", "per socket (12 today)"), StrictNumber]
 BaseboardGpus = Annotated[
-    int, StrictNumber, int_range(1, 144, "GPUs", "on one baseboard (HGX: 4 or 8)")
+    int, int_range(1, 144, "GPUs", "on one baseboard (HGX: 4 or 8)"), StrictNumber
 ]
-NvswitchCount = Annotated[int, StrictNumber, int_range(0, 64, "NVSwitch chips", "on one baseboard")]
+NvswitchCount = Annotated[int, int_range(0, 64, "NVSwitch chips", "on one baseboard"), StrictNumber]
 BridgesPerGroup = Annotated[
-    int, StrictNumber, int_range(1, 8, "bridges", "one GPU pair/quad needs")
+    int, int_range(1, 8, "bridges", "one GPU pair/quad needs"), StrictNumber
 ]
 #: Rack units of a chassis.
-RackUnits = Annotated[int, StrictNumber, int_range(1, 10, "U", "a server is 1-10U")]
+RackUnits = Annotated[int, int_range(1, 10, "U", "a server is 1-10U"), StrictNumber]
 #: Network port count and speed (800 Gb/s today; 1.6 Tb/s announced).
-NicPorts = Annotated[int, StrictNumber, int_range(1, 64, "ports", "on one card")]
-PortGbps = Annotated[int, StrictNumber, int_range(1, 3_200, "Gb/s", "one port (800 Gb/s today)")]
+NicPorts = Annotated[int, int_range(1, 64, "ports", "on one card"), StrictNumber]
+PortGbps = Annotated[int, int_range(1, 3_200, "Gb/s", "one port (800 Gb/s today)"), StrictNumber]
 #: Temperatures (inlet / ambient).
 AmbientC = Annotated[
-    float, FloatSized, float_range(-40, 85, "deg C", "an inlet/ambient temperature")
+    float, float_range(-40, 85, "deg C", "an inlet/ambient temperature"), FloatSized
 ]
 
 # ------------------------------------------------------------------------------ models
 
 #: Hidden / intermediate sizes (Llama-3.1-405B: 16,384 / 53,248).
 ModelWidth = Annotated[
-    int, StrictNumber, int_range(1, 1 << 22, "units", "a layer width (the largest models: ~53k)")
+    int, int_range(1, 1 << 22, "units", "a layer width (the largest models: ~53k)"), StrictNumber
 ]
 ModelWidthOrZero = Annotated[
     int, int_range(0, 1 << 22, "units", "a layer width; 0 where the layer has none"), StrictNumber
 ]
 #: Transformer layers (the deepest published decoders have ~126; 10^9 is a typo).
 ModelLayers = Annotated[
-    int, StrictNumber, int_range(1, 4_096, "layers", "decoder layers (the deepest today ~126)")
+    int, int_range(1, 4_096, "layers", "decoder layers (the deepest today ~126)"), StrictNumber
 ]
 #: Attention heads, KV heads (the largest: 128).
 ModelHeads = Annotated[
-    int, StrictNumber, int_range(1, 8_192, "heads", "attention heads (the largest today: 128)")
+    int, int_range(1, 8_192, "heads", "attention heads (the largest today: 128)"), StrictNumber
 ]
 ModelHeadsOrZero = Annotated[
     int,
@@ -199,17 +199,17 @@ ModelHeadsOrZero = Annotated[
 ]
 #: Head dimension (64-256 in practice).
 HeadDim = Annotated[
-    int, StrictNumber, int_range(1, 8_192, "units", "per attention head (64-256 in practice)")
+    int, int_range(1, 8_192, "units", "per attention head (64-256 in practice)"), StrictNumber
 ]
 #: Vocabulary (the largest published: 262,144).
 VocabSize = Annotated[
-    int, StrictNumber, int_range(1, 1 << 24, "tokens", "vocabulary (the largest today ~262k)")
+    int, int_range(1, 1 << 24, "tokens", "vocabulary (the largest today ~262k)"), StrictNumber
 ]
 #: Context length of a model or a request (10M tokens is the longest advertised).
 ContextTokens = Annotated[
     int,
-    StrictNumber,
     int_range(1, 1 << 27, "tokens", "a context (10M tokens is the longest today)"),
+    StrictNumber,
 ]
 ContextTokensOrZero = Annotated[
     int, int_range(0, 1 << 27, "tokens", "learned position rows; 0 for none"), StrictNumber
@@ -226,40 +226,40 @@ ParamCount = Annotated[
 ]
 #: Routed experts (DeepSeek-V3: 256).
 ExpertCount = Annotated[
-    int, StrictNumber, int_range(1, 65_536, "experts", "routed experts (DeepSeek-V3: 256)")
+    int, int_range(1, 65_536, "experts", "routed experts (DeepSeek-V3: 256)"), StrictNumber
 ]
 SmallCount = Annotated[
-    int, StrictNumber, int_range(0, 65_536, "count", "shared experts, dense layers, ranks")
+    int, int_range(0, 65_536, "count", "shared experts, dense layers, ranks"), StrictNumber
 ]
 #: Low-rank / latent dimensions (DeepSeek-V3 q_lora_rank 1,536).
-LatentDim = Annotated[int, StrictNumber, int_range(1, 1 << 22, "units", "a latent or LoRA rank")]
+LatentDim = Annotated[int, int_range(1, 1 << 22, "units", "a latent or LoRA rank"), StrictNumber]
 #: Parameters in billions (the largest published dense+MoE models: ~2,000 B).
 ParamsB = Annotated[
-    float, FloatSized, float_range(0, 100_000, "billion parameters", "a model", positive=True)
+    float, float_range(0, 100_000, "billion parameters", "a model", positive=True), FloatSized
 ]
 
 # ------------------------------------------------------------------------------ workload, build
 
 MicroBatch = Annotated[
-    int, StrictNumber, int_range(1, 1 << 20, "sequences", "per GPU per step / concurrent requests")
+    int, int_range(1, 1 << 20, "sequences", "per GPU per step / concurrent requests"), StrictNumber
 ]
 LoraRank = Annotated[
-    int, StrictNumber, int_range(1, 65_536, "rank", "a LoRA adapter's rank (8-256 in practice)")
+    int, int_range(1, 65_536, "rank", "a LoRA adapter's rank (8-256 in practice)"), StrictNumber
 ]
-TensorParallel = Annotated[int, StrictNumber, int_range(1, 4_096, "GPUs", "tensor-parallel degree")]
+TensorParallel = Annotated[int, int_range(1, 4_096, "GPUs", "tensor-parallel degree"), StrictNumber]
 #: Tokens to train on: the largest published runs use ~36 T (3.6e13); 1e16 is ~300x that.
 TrainTokens = Annotated[
     float,
-    FloatSized,
     float_range(0, 1e16, "tokens", "to train on (largest runs today ~3.6e13)", positive=True),
+    FloatSized,
 ]
 #: Wall-clock target in days (a century at most).
 TargetDays = Annotated[
-    float, FloatSized, float_range(0, 36_525, "days", "wanted wall-clock time", positive=True)
+    float, float_range(0, 36_525, "days", "wanted wall-clock time", positive=True), FloatSized
 ]
 #: A fraction in (0, 1] (model FLOPs utilisation).
 Fraction = Annotated[
-    float, FloatSized, float_range(0, 1, "fraction", "a share such as MFU", positive=True)
+    float, float_range(0, 1, "fraction", "a share such as MFU", positive=True), FloatSized
 ]
 #: Concurrent users of a serving deployment (a large public service: ~10^6 at once).
 ConcurrentUsers = Annotated[int, int_range(1, 1 << 30, "users", "served at once"), StrictNumber]
@@ -268,7 +268,7 @@ TokenRate = Annotated[
     float, float_range(0, 1e7, "tokens/s", "a generation speed", positive=True), FloatSized
 ]
 #: Counts of a part in one build (CPUs, DIMMs, PSUs, bridges, drives).
-PartCount = Annotated[int, StrictNumber, int_range(0, 1_024, "parts", "in one server")]
-PositivePartCount = Annotated[int, StrictNumber, int_range(1, 1_024, "parts", "in one server")]
+PartCount = Annotated[int, int_range(0, 1_024, "parts", "in one server"), StrictNumber]
+PositivePartCount = Annotated[int, int_range(1, 1_024, "parts", "in one server"), StrictNumber]
 #: A price in the list's currency.
-Price = Annotated[float, FloatSized, float_range(0, 1e12, "currency units", "one part's price")]
+Price = Annotated[float, float_range(0, 1e12, "currency units", "one part's price"), FloatSized]

@@ -117,6 +117,8 @@ TOP_KEYS = (
 #: A BOM is ~20 kB; the cap only stops a wrong file (a disk image, /dev/zero) from filling memory.
 MAX_BOM_BYTES = MAX_FILE_BYTES
 MAX_SLOT_CHARS = 64
+#: A problem's message is cut here (it quotes values, which are shortened already).
+MAX_MESSAGE = 2000
 COUNTED = {"cpu": ("cpu", "CPU"), "memory": ("dimm", "DIMM"), "psu": ("psu", "PSU")}
 BAD_INPUT_PREFIX = "bom."
 
@@ -390,7 +392,7 @@ class _Reader:
             BomFinding(
                 rule=rule,
                 severity=severity,
-                message=f"{where}: {what}{message}",
+                message=shorten_text(f"{where}: {what}{message}", MAX_MESSAGE),
                 parts=parts,
                 fix=fix,
                 file=self.filename,

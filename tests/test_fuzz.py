@@ -1,0 +1,42 @@
+"""A short seeded fuzz run over every input boundary (issue #15), in CI: mutated example BOMs,
+bundled catalog files as overlays, config.json files, autosaves, price lists, and a faulty HTTP
+server.  No case may raise an undocumented exception, break a promise, or hang.  The long run is
+``python bench/fuzz.py --n 5000`` (same cases, more of them, each in a worker process).
+
+Each kind gets a wall-clock budget (the suite's 60 s fuzz budget split six ways, 2 cores); the
+cases are seeded, so a failure names the case to replay with ``bench/fuzz.py --case KIND:SEED``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fuzz_cases import KINDS, run_case
+from test_input_limits import finishes
+
+BUDGET_S = {"bom": 9, "overlay": 9, "config": 7, "autosave": 5, "prices": 5, "http": 6}
+CASE_LIMIT_S = 30  # one case longer than this is a hang
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_fuzz_never_crashes_never_hangs(kind):
+    start = time.monotonic()
+    ran = 0
+    seed = 0
+    outcomes: dict[str, int] = {}
+    while time.monotonic() - start < BUDGET_S[kind] or ran < 3:
+        try:
+            got = finishes(lambda seed=seed: run_case(kind, seed), CASE_LIMIT_S)
+        except AssertionError as exc:
+            raise AssertionError(f"{kind}:{seed}: {exc}") from exc
+        except Exception as exc:
+            raise AssertionError(
+                f"{kind}:{seed} raised {type(exc).__name__}: {exc} "
+                f"(replay: python bench/fuzz.py --case {kind}:{seed})"
+            ) from exc
+        outcomes[got] = outcomes.get(got, 0) + 1
+        ran += 1
+        seed += 1
+    assert ran >= 3
+    print(f"{kind}: {ran} cases {outcomes}")
