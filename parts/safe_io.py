@@ -328,7 +328,7 @@ def data_depth(value: Any, stop_at: int | None = None) -> int:
 def _too_deep(where: str, what: str, limit: int) -> InputError:
     return InputError(
         where,
-        f"the {what} nests arrays/tables more than {limit} levels deep",
+        f"the {what} nests too deeply (arrays/tables more than {limit} levels deep)",
         "this is not a file slotwise wrote; remove the runaway brackets or dotted keys",
     )
 

@@ -277,12 +277,12 @@ def case_config(rnd: random.Random, tmp: Path) -> str:
 
 
 def case_autosave(rnd: random.Random, tmp: Path) -> str:
-    from engine.autosave import Autosave
+    from engine.autosave import AutosaveStore
     from engine.bom import read_bom
 
     cat = bundled_catalog()
     loaded = read_bom(rnd.choice(_examples()), cat)
-    store = Autosave(state_dir=tmp / "state")
+    store = AutosaveStore(tmp / "state").new()
     if loaded.build is None:
         return "skipped"
     store.save(loaded.build, undo=[loaded.build] * rnd.randint(0, 3))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from engine.autosave import Autosave
+from engine.autosave import AutosaveStore
 from engine.bom import import_bom, read_bom
 from engine.estimate.arch import ArchConfigError, arch_from_config
 from engine.estimate.resolve import ModelResolveError, resolve_arch
@@ -433,8 +433,14 @@ def test_very_long_hub_id_is_a_clear_error(tmp_path, monkeypatch):
 # ------------------------------------------------------------------------------ autosave
 
 
+def _autosave_slot(tmp_path):
+    slot = AutosaveStore(tmp_path).new()
+    slot.path.parent.mkdir(parents=True, exist_ok=True)
+    return slot
+
+
 def test_autosave_nesting_depth_is_set_aside(tmp_path):
-    store = Autosave(state_dir=tmp_path)
+    store = _autosave_slot(tmp_path)
     store.path.write_text('{"version": 1, "x": ' + "[" * 20_000 + "]" * 20_000 + "}")
     assert store.load() is None
     assert "64 levels" in store.problem and "unreadable-1" in store.problem
@@ -442,7 +448,7 @@ def test_autosave_nesting_depth_is_set_aside(tmp_path):
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this OS")
 def test_autosave_fifo_never_blocks(tmp_path):
-    store = Autosave(state_dir=tmp_path)
+    store = _autosave_slot(tmp_path)
     os.mkfifo(store.path)
     assert finishes(store.load, 5) is None
     assert "FIFO" in store.problem
