@@ -305,7 +305,7 @@ def _problems(overlay: Path) -> str:
         ("model", "llama-3.1-8b", "num_hidden_layers", 10**9, "less than or equal"),
         ("model", "llama-3.1-8b", "num_attention_heads", 31, "does not divide hidden_size"),
         ("model", "llama-3.1-8b", "num_key_value_heads", 5, "does not divide num_attention"),
-        ("model", "llama-3.1-8b", "num_attention_heads", 0, "greater than or equal to 1"),
+        ("model", "llama-3.1-8b", "num_attention_heads", 0, "attention layers need num_attention"),
         ("model", "llama-3.1-8b", "vocab_size", 10**400, "less than or equal"),
     ],
 )
@@ -392,7 +392,7 @@ def test_zero_heads_is_a_clear_error_not_zerodivision(field):
         ("num_hidden_layers", 10**9, "less than or equal"),
         ("num_attention_heads", 7, "does not divide"),
         ("num_key_value_heads", 3, "does not divide"),
-        ("vocab_size", True, "whole numbers"),
+        ("vocab_size", True, "whole number"),
     ],
 )
 def test_absurd_config_values_are_clear_errors(field, value, says):
@@ -506,7 +506,7 @@ def test_trickling_or_silent_hub_is_cut_off_at_the_total_deadline(faulty, route)
     t0 = time.monotonic()
     with pytest.raises(HubError, match=r"did not answer within 1 s"):
         finishes(lambda: fetch_config(f"{route}/model", timeout=1.0), 10)
-    assert time.monotonic() - t0 < 2.5
+    assert time.monotonic() - t0 < 5  # deadline 1 s; was unbounded (45 s+)
 
 
 @pytest.mark.parametrize(
@@ -538,7 +538,7 @@ def test_trickling_price_server_is_cut_off(faulty, monkeypatch):
     t0 = time.monotonic()
     with pytest.raises(PriceError, match="did not deliver the list within 1 s"):
         finishes(lambda: load_prices(f"{faulty.url}/trickle/p.toml"), 10)
-    assert time.monotonic() - t0 < 2.5
+    assert time.monotonic() - t0 < 5  # deadline 1 s; was unbounded (45 s+)
     faulty.bodies["deep"] = b"[meta]\ncurrency='USD'\nx=" + b"[" * 5000 + b"]" * 5000
     with pytest.raises(PriceError, match="64 levels"):
         load_prices(f"{faulty.url}/body/deep")
