@@ -389,7 +389,7 @@ def test_zero_heads_is_a_clear_error_not_zerodivision(field):
     "field,value,says",
     [
         ("hidden_size", 10**30, "less than or equal"),
-        ("num_hidden_layers", 10**9, "less than or equal"),
+        ("num_hidden_layers", 10**9, "more than the 4096 layers"),
         ("num_attention_heads", 7, "does not divide"),
         ("num_key_value_heads", 3, "does not divide"),
         ("vocab_size", True, "whole number"),
@@ -542,3 +542,13 @@ def test_trickling_price_server_is_cut_off(faulty, monkeypatch):
     faulty.bodies["deep"] = b"[meta]\ncurrency='USD'\nx=" + b"[" * 5000 + b"]" * 5000
     with pytest.raises(PriceError, match="64 levels"):
         load_prices(f"{faulty.url}/body/deep")
+
+
+def test_absurd_layer_count_is_refused_before_any_per_layer_list(tmp_path):
+    """Found by the fuzzer: a family mapper built one entry per layer for 10^19 layers."""
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({**LLAMA, "model_type": "gemma2", "num_hidden_layers": 10**19}))
+    t0 = time.monotonic()
+    with pytest.raises(ModelResolveError, match="more than the 4096 layers"):
+        finishes(lambda: resolve_arch(Workload(config=str(cfg)), CAT, offline=True), 20)
+    assert time.monotonic() - t0 < 10

@@ -26,6 +26,7 @@ from engine.estimate.arch import decoders, gpt, hybrid, moe
 from engine.estimate.arch.reader import ArchConfigError, ConfigReader
 from engine.estimate.arch.vision import vision_params
 from engine.estimate.params import count_params
+from parts.safe_io import shorten
 from parts.schema import ModelPreset
 
 __all__ = ["KNOWN_MODEL_TYPES", "ArchConfigError", "arch_from_config", "family_of"]
@@ -131,6 +132,21 @@ def _text_part(cfg: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[s
     return inner, cfg
 
 
+#: The most decoder layers a config may name (parts.bounds.ModelLayers): the family mappers
+#: build one entry per layer, so 10^19 layers must be refused before they run (issue #15).
+MAX_LAYERS = 4096
+
+
+def _check_layer_counts(text: dict[str, Any], source: str) -> None:
+    for key, value in text.items():
+        is_count = isinstance(value, int) and not isinstance(value, bool)
+        if "layer" in key and is_count and value > MAX_LAYERS:
+            raise ArchConfigError(
+                f"{source}: {key} = {shorten(value)} is more than the {MAX_LAYERS} layers a "
+                "model can have; check the file"
+            )
+
+
 def _validate(fields: dict[str, Any], source: str) -> ModelPreset:
     try:
         return ModelPreset.model_validate(fields)
@@ -168,6 +184,7 @@ def arch_from_config(
         if found is None:
             raise _unknown(model_type, source)
         family = found
+    _check_layer_counts(text, source)
     r = ConfigReader(text, source)
     fields = family(r)
     r.check()
