@@ -270,3 +270,35 @@ def test_kimi_k2_is_read_as_deepseek_v3():
     preset, c, _ = count(cfg)
     assert within(c.total, "1.0T") and within(c.active - c.embedding, "32B")
     assert preset.router_bias and (c.dense_layers, c.moe_layers) == (1, 60)
+
+
+def test_mamba_ssm_package_configs_without_model_type():
+    """state-spaces/mamba-130m, mamba-2.8b (Mamba-1) and mamba2-2.7b (Mamba-2) ship the
+    mamba_ssm package's config (d_model, n_layer, ssm_cfg, padded vocabulary), not a
+    transformers one; the cards say 130M, 2.8B and 2.7B."""
+    from engine.estimate.kvcache import kv_elements, ssm_state_elements
+
+    base = {"vocab_size": 50277, "ssm_cfg": {}, "rms_norm": True, "residual_in_fp32": True,
+            "fused_add_norm": True, "pad_vocab_size_multiple": 8}  # fmt: skip
+    small = {**base, "d_model": 768, "n_layer": 24}
+    preset, warnings = arch_from_config(small, source="mamba-130m", name="m")
+    c = count_params(preset)
+    assert c.total == 129_135_360 and within(c.total, "130M") and warnings == []
+    assert preset.vocab_size == 50280 and preset.model_type == "mamba_ssm"
+    assert kv_elements(preset, 100_000) == 0  # no attention: no KV cache at any length
+    assert ssm_state_elements(preset) == 24 * 1536 * (4 + 16)
+    big, _ = arch_from_config({**base, "d_model": 2560, "n_layer": 64}, source="m", name="m")
+    assert within(count_params(big).total, "2.8B")
+    two = {**base, "d_model": 2560, "n_layer": 64, "d_intermediate": 0, "attn_layer_idx": [],
+           "ssm_cfg": {"layer": "Mamba2"}, "pad_vocab_size_multiple": 16}  # fmt: skip
+    m2, _ = arch_from_config(two, source="m", name="m")
+    assert m2.ssm is not None and m2.ssm.n_heads == 80 and within(count_params(m2).total, "2.7B")
+
+
+def test_hybrid_mamba_ssm_checkpoints_are_refused_clearly():
+    from engine.estimate.arch import ArchConfigError
+
+    cfg = {"d_model": 64, "n_layer": 4, "vocab_size": 100, "ssm_cfg": {"layer": "Mamba2"},
+           "attn_layer_idx": [2], "d_intermediate": 128}  # fmt: skip
+    with pytest.raises(ArchConfigError, match="hybrid mamba_ssm checkpoints are not supported"):
+        arch_from_config(cfg, source="x.json", name="x")

@@ -31,9 +31,33 @@ gives for the checkpoint):
   the checkpoint (``num_nextn_predict_layers``, 14B extra weights) is **not** counted: it is not
   used for ordinary inference or fine-tuning, and DeepSeek's published 671B excludes it.
 
+Beyond the Llama layout, :class:`~parts.schema.ModelPreset` describes what a family changes and
+the count follows it (``engine.estimate.arch`` fills the fields from a config.json, citing each
+family's modeling code):
+
+* two-matrix MLPs (``mlp_gated=False``: GPT-2, GPT-J, NeoX, OPT, Falcon, phi, StarCoder2,
+  Nemotron-H) and biases on the MLP (``mlp_bias``), on q/k/v and on o separately
+  (``attention_qkv_bias`` / ``attention_out_bias``), on the LM head (``lm_head_bias``: GPT-J,
+  phi) and on every expert (``expert_bias``: gpt-oss);
+* norms: LayerNorm with bias (``norm_bias``), none with weights (``norm_params=False``: OLMo),
+  how many per layer (``norms_per_layer``: 1 for parallel blocks, 4 for Gemma 2/3) and whether
+  a final one exists (``final_norm``: OPT-350m); q/k norms over ``head_dim`` or per head
+  (``qk_norm``); gpt-oss's per-head ``attention_sinks``;
+* learned absolute positions (``position_embeddings``: GPT-2 ``n_positions``, OPT
+  ``max_position_embeddings + 2``) and OPT's ``project_in``/``project_out``
+  (``embedding_proj_dim``);
+* per-layer layouts: ``layer_types`` (full, sliding or chunked attention, Mamba, Mamba-2, or no
+  mixer) and ``mlp_layer_types`` (dense, MoE, none), so only attention layers get attention
+  weights and only MoE layers experts; shared experts of their own width
+  (``shared_expert_intermediate_size``, Qwen2-MoE's ``shared_expert_gate``) and router biases;
+* Mamba mixers (``ssm``, see :func:`ssm_params_per_layer`) and weights outside the decoder
+  (``extra_params``: a vision tower and its projector).
+
 "Active" parameters are those a token touches: everything except the routed experts that the
 router did not pick (``num_experts_per_tok`` of ``num_experts`` run; shared experts always run).
-The embedding and lm_head are counted as active, as DeepSeek and Mistral do for 37B / 12.9B.
+The embedding and lm_head are counted as active, as Mistral (12.9B) and Qwen do; DeepSeek, Moonshot
+and OpenAI leave the input embedding out of their activated figures (tests compare with
+``active - embedding`` for those).  A vision tower is not active for text tokens.
 """
 
 from __future__ import annotations

@@ -172,13 +172,16 @@ def arch_from_config(
     warnings: list[str] = []
     text, outer = _text_part(cfg, source)
     model_type = text.get("model_type")
-    if not isinstance(model_type, str) or not model_type:
+    if (not isinstance(model_type, str) or not model_type) and "ssm_cfg" in text:
+        model_type = "mamba_ssm"
+        family: Family = hybrid.mamba_ssm
+    elif not isinstance(model_type, str) or not model_type:
         model_type = "llama"
         warnings.append(
             f"{source}: no model_type; read as a Llama-style decoder "
             "(SwiGLU MLP, RMSNorm, no biases) from the Llama field names"
         )
-        family: Family = decoders.remote_llama
+        family = decoders.remote_llama
     else:
         found = family_of(model_type)
         if found is None:

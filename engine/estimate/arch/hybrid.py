@@ -202,3 +202,56 @@ def nemotron_h(r: ConfigReader) -> Fields:
         )
         f["router_bias"] = True  # e_score_correction_bias
     return f
+
+
+def mamba_ssm(r: ConfigReader) -> Fields:
+    """The ``mamba_ssm`` package's own config.json (state-spaces/mamba-*, mamba2-*): no
+    ``model_type``; ``d_model``, ``n_layer``, ``ssm_cfg`` (``layer`` "Mamba2" or Mamba-1),
+    ``vocab_size`` padded up to ``pad_vocab_size_multiple``, embeddings tied
+    (``MambaConfig`` of ``mamba_ssm/models/config_mamba.py``; mixer defaults from
+    ``mamba_ssm/modules/mamba_simple.py`` and ``mamba2.py``: expand 2, conv 4, state 16 / 128,
+    Mamba-2 head dim 64 and one group)."""
+    ssm_cfg = r.cfg.get("ssm_cfg") or {}
+    if not isinstance(ssm_cfg, dict):
+        r.bad.append("ssm_cfg (must be an object)")
+        ssm_cfg = {}
+    if r.cfg.get("attn_layer_idx") or r.num("d_intermediate", default=0, minimum=0):
+        r.bad.append(
+            "attn_layer_idx / d_intermediate (hybrid mamba_ssm checkpoints are not supported; "
+            "use a transformers config.json of the model)"
+        )
+    h = r.num("d_model")
+    n = r.num("n_layer")
+    vocab = r.num("vocab_size")
+    multiple = r.num("pad_vocab_size_multiple", default=8)
+    vocab += -vocab % multiple
+    s = ConfigReader(ssm_cfg, f"{r.source} ssm_cfg")
+    expand = s.num("expand", default=2)
+    d_inner = expand * h
+    version = 2 if ssm_cfg.get("layer") == "Mamba2" else 1
+    ssm: dict[str, object] = {
+        "version": version,
+        "d_inner": d_inner,
+        "state_size": s.num("d_state", default=128 if version == 2 else 16),
+        "conv_kernel": s.num("d_conv", default=4),
+        "conv_bias": s.flag("conv_bias", default=True),
+        "proj_bias": s.flag("bias", default=False),
+    }
+    if version == 1:
+        ssm["dt_rank"] = _dt_rank(s, h, "dt_rank")
+    else:
+        ssm["n_heads"] = d_inner // s.num("headdim", default=64)
+        ssm["n_groups"] = s.num("ngroups", default=1)
+    r.bad += s.bad
+    r.notes.append(f"mamba_ssm config: vocabulary padded to {vocab} (pad_vocab_size_multiple)")
+    f: Fields = {
+        "hidden_size": h,
+        "num_hidden_layers": n,
+        "vocab_size": vocab,
+        "tie_word_embeddings": r.flag("tie_embeddings", default=True),
+        "norm_bias": not r.flag("rms_norm", default=True),
+        "layer_types": (("mamba2" if version == 2 else "mamba"),) * n,
+        "mlp_layer_types": ("none",) * n,
+        "ssm": ssm,
+    }
+    return _no_attention(f)
