@@ -302,3 +302,13 @@ def test_hybrid_mamba_ssm_checkpoints_are_refused_clearly():
            "attn_layer_idx": [2], "d_intermediate": 128}  # fmt: skip
     with pytest.raises(ArchConfigError, match="hybrid mamba_ssm checkpoints are not supported"):
         arch_from_config(cfg, source="x.json", name="x")
+
+
+def test_bench_script_prints_every_model_and_passes():
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[1] / "bench" / "param_accuracy.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{len(PUBLISHED)} configs" in out.stdout and "<-- outside" not in out.stdout

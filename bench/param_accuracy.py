@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Computed parameter counts against the publishers' figures, for every real config.json copy.
+
+    python bench/param_accuracy.py
+
+Reads tests/fixtures/configs/PUBLISHED.toml (each entry: a config.json copy, where it came from,
+the figure its publisher states) and prints, per model, the family slotwise reads it as, the
+computed total, the published figure and the difference, then how many are within 1 % and how
+many within the published figure's own rounding (a "2.8B" card promises 2.75-2.85B).  Nothing is
+fitted: the counts follow each family's modeling code (engine/estimate/arch, params.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+
+from engine.estimate.arch import arch_from_config  # noqa: E402
+from engine.estimate.params import count_params  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "fixtures" / "configs"
+_UNIT = {"M": 1e6, "B": 1e9, "T": 1e12, "": 1.0}
+
+
+def parse(figure: str) -> tuple[float, float]:
+    m = re.fullmatch(r"([\d,]+)(?:\.(\d+))?([MBT]?)", figure.strip())
+    if not m:
+        raise ValueError(f"cannot read the published figure {figure!r}")
+    whole, frac, unit = m.groups()
+    scale = _UNIT[unit]
+    value = float(whole.replace(",", "") + ("." + frac if frac else "")) * scale
+    half = 0.5 if unit == "" else 0.5 * scale * 10.0 ** -(len(frac) if frac else 0)
+    return value, half
+
+
+def main() -> int:
+    entries = tomllib.loads((FIXTURES / "PUBLISHED.toml").read_text(encoding="utf-8"))
+    within_1 = within_rounding = 0
+    families: dict[str, bool] = {}
+    print(f"{'model':<26}{'read as':<14}{'computed':>16}{'published':>16}{'diff':>8}")
+    for key, e in entries.items():
+        cfg = json.loads((FIXTURES / e["dir"] / "config.json").read_text(encoding="utf-8"))
+        preset, _ = arch_from_config(cfg, source=e["dir"], name=e["hf_id"])
+        total = count_params(preset).total
+        value, half = parse(e["published"])
+        diff = (total - value) / value
+        ok1 = abs(diff) <= 0.01
+        okr = abs(total - value) <= max(0.01 * value, half)
+        within_1 += ok1
+        within_rounding += okr
+        families[preset.model_type] = families.get(preset.model_type, True) and okr
+        mark = "" if okr else "  <-- outside"
+        print(
+            f"{key:<26}{preset.model_type:<14}{total:>16,}{e['published']:>16}{diff:>+8.2%}{mark}"
+        )
+    n = len(entries)
+    print(
+        f"\n{n} configs, {len(families)} model types: {within_1}/{n} within 1 % of the "
+        f"published figure, {within_rounding}/{n} within 1 % or the figure's rounding"
+    )
+    return 0 if within_rounding == n else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
