@@ -170,7 +170,9 @@ def is_attention(mixer: str) -> bool:
 
 
 def attention_layer_count(arch: ModelPreset) -> int:
-    return sum(1 for m in mixer_types(arch) if is_attention(m))
+    if arch.layer_types is None:
+        return arch.num_hidden_layers
+    return sum(1 for m in arch.layer_types if is_attention(m))
 
 
 def mlp_types(arch: ModelPreset) -> tuple[str, ...]:
@@ -187,7 +189,13 @@ def mlp_types(arch: ModelPreset) -> tuple[str, ...]:
 
 def layer_split(arch: ModelPreset) -> tuple[int, int]:
     """(layers with a dense MLP, layers with a MoE block)."""
-    kinds = mlp_types(arch)
+    if arch.mlp_layer_types is None:  # fast path: called on every estimate keystroke
+        n = arch.num_hidden_layers
+        if not arch.num_experts:
+            return (n, 0) if arch.intermediate_size else (0, 0)
+        dense = min(arch.first_k_dense_replace or 0, n)
+        return dense, n - dense
+    kinds = arch.mlp_layer_types
     return kinds.count("dense"), kinds.count("moe")
 
 
@@ -388,9 +396,8 @@ def count_params(arch: ModelPreset) -> ParamCounts:
     h = arch.hidden_size
     v = arch.vocab_size
     dense, moe = layer_split(arch)
-    mixers = mixer_types(arch)
-    attn_layers = sum(1 for m in mixers if is_attention(m))
-    ssm_layers = sum(1 for m in mixers if m.startswith("mamba"))
+    attn_layers = attention_layer_count(arch)
+    ssm_layers = sum(1 for m in arch.layer_types or () if m.startswith("mamba"))
 
     emb_dim = arch.embedding_proj_dim or h
     embedding = v * emb_dim + arch.position_embeddings * h
