@@ -70,6 +70,21 @@ def free_gpu_slot(catalog: Catalog) -> str:
     return next(s.id for s in ch.slots if s.id not in used and s.purpose != "nic")
 
 
+async def pin_two_options(pilot) -> None:
+    """Option A: the demo build as it is (2 PSUs: a power error); option B, pinned from it: a
+    copy with every PSU bay filled.  The toasts are cleared once shown (deterministic shots)."""
+    from engine.edits import SetCount
+
+    app = pilot.app
+    b = app.history.current
+    app.pin_option()
+    bays = app.catalog.chassis[b.chassis].psu_bays
+    app.apply_edits([SetCount(what="psu", sku=b.psu, count=bays)], "fill the PSU bays")
+    await pilot.pause()
+    app.clear_notifications()
+    await pilot.pause()
+
+
 def make_app(catalog: Catalog, build: Build | None, state_dir: str):
     from tui.app import SlotwiseApp, fixed_clock
 
@@ -90,6 +105,7 @@ SHOTS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "full-build-findings": ("full", ("tab",)),
     "workload-verdict": ("workload", ("f4",)),
     "bom-view": ("workload", ("f5",)),
+    "compare-options": ("options", ("f6",)),
 }
 
 
@@ -98,13 +114,15 @@ async def shoot(name: str, catalog: Catalog, size: tuple[int, int], out: Path) -
     build = None
     if kind == "full":
         build = demo_build(catalog)
-    elif kind == "workload":
+    elif kind in ("workload", "options"):
         build = demo_build(catalog, DEMO_WORKLOAD)
     with tempfile.TemporaryDirectory() as state:
         app = make_app(catalog, build, state)
         async with app.run_test(size=size) as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()
+            if kind == "options":
+                await pin_two_options(pilot)
             if keys:
                 await pilot.press(*keys)
                 await pilot.pause()

@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui.keys import APP_KEYS, bindings
+from tui.options import OptionSet
 
 # Start-up time (issue #14): the first frame needs Textual and nothing else, so the engine,
 # pydantic and the catalog are imported where they are used, most of them in the loading
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from engine.report import Report
     from parts.catalog import Catalog
     from tui.history import History
+    from tui.options import BuildOption
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
 
@@ -112,6 +114,9 @@ class SlotwiseApp(App[int]):
         self._pending_sku: str | None = None  # chosen on the preview, before the catalog
         self.cursor_blink = cursor_blink  # False in tests/screenshots: deterministic frames
         self.initial_build = build  # start on this build (screenshots, tests): no chooser
+        # The session's options (tui.options): empty until the first pin; then the build being
+        # edited is options.options[options.active], and the fields above are its state.
+        self.options = OptionSet()
 
     @property
     def store(self) -> AutosaveStore | None:
@@ -682,7 +687,7 @@ class SlotwiseApp(App[int]):
         if self.history is None:
             self.exit(0)
             return
-        if not self.dirty:
+        if not self.dirty and not self.other_options_dirty():
             if self.slot is not None:
                 with contextlib.suppress(OSError):  # then it stays listed: nothing is lost
                     self.slot.discard()
@@ -706,6 +711,96 @@ class SlotwiseApp(App[int]):
     def on_unmount(self) -> None:
         if self.slot is not None:
             self.slot.unlock()  # a killed app's lock is freed by the kernel instead
+        for i, opt in enumerate(self.options.options):
+            if i != self.options.active and opt.slot is not None:
+                opt.slot.unlock()
+
+    # ------------------------------------------------------------------------- options
+    def _active_option(self) -> BuildOption:
+        from tui.options import BuildOption
+
+        assert self.history is not None
+        return BuildOption(
+            history=self.history,
+            saved_build=self.saved_build,
+            meta=self.meta,
+            bom_path=self.bom_path,
+            slot=self.slot,
+            pricing=self.pricing,
+        )
+
+    def _enter_option(self, index: int) -> None:
+        opt = self.options.options[index]
+        self.options.active = index
+        self.history, self.saved_build, self.meta = opt.history, opt.saved_build, opt.meta
+        self.bom_path, self.slot, self.pricing = opt.bom_path, opt.slot, opt.pricing
+        self._changed()
+
+    def other_options_dirty(self) -> int:
+        """Options other than the one being edited that hold unexported changes."""
+        return sum(
+            1
+            for i, o in enumerate(self.options.options)
+            if i != self.options.active and o.history.current != o.saved_build
+        )
+
+    def pin_option(self) -> None:
+        """Keep the current build as an option and go on editing a copy of it."""
+        if self.history is None:
+            return
+        opts = self.options
+        if not opts.options:
+            opts.add(self._active_option())
+        else:
+            opts.options[opts.active] = self._active_option()
+        if opts.full:
+            self.notify(
+                f"The session keeps {len(opts)} options at most: open one (F6) and change it.",
+                severity="warning",
+            )
+            return
+        slot = None
+        if self.store is not None:
+            slot = self.store.new()
+            slot.lock()  # a new id: nobody else has it
+        kept = opts.active
+        index = opts.add(opts.copy_of(opts.options[kept], slot))
+        self._enter_option(index)
+        self.notify(
+            f"Pinned {opts.label(kept)}; now editing {opts.label(index)}, a copy of it. "
+            "F6 compares the options."
+        )
+
+    def open_option(self, index: int) -> None:
+        opts = self.options
+        if self.history is None or not 0 <= index < len(opts):
+            return
+        opts.options[opts.active] = self._active_option()
+        if index != opts.active:
+            self._enter_option(index)
+        self.notify(f"Editing {opts.label(index)} (its own undo history).")
+
+    def action_compare_options(self) -> None:
+        from tui.screens.compare import CompareScreen, comparison_for
+
+        if self.history is None:
+            return
+        opts = self.options
+        if len(opts) < 2:
+            self.notify("Pin the build as an option first (p), then change the copy.")
+            return
+        opts.options[opts.active] = self._active_option()
+        labels = [
+            opts.label(i) + (" (editing)" if i == opts.active else "") for i in range(len(opts))
+        ]
+        builds = [o.build for o in opts.options]
+        cmp = comparison_for(labels, builds, self.catalog, opts.active)
+
+        def chosen(index: int | None) -> None:
+            if index is not None:
+                self.open_option(index)
+
+        self.push_screen(CompareScreen(cmp), chosen)
 
     # ------------------------------------------------------------------------- size guard
     async def _on_resize(self, event) -> None:

@@ -95,6 +95,22 @@ BUILD_KEYS: tuple[Key, ...] = (
         "Start a new build on another chassis.",
         show=False,
     ),
+    Key(
+        "build.pin",
+        "p",
+        "pin_option",
+        "Pin option",
+        "Keep this build as an option (up to 3) and go on editing a copy of it.",
+        show=False,
+    ),
+    Key(
+        "build.compare",
+        "f6",
+        "compare_options",
+        "Compare",
+        "Compare the pinned options side by side; 1/2/3 there opens one.",
+        show=False,
+    ),
     Key("build.quit", "q", "request_quit", "Quit", "Quit (asks first when unsaved).", show=False),
     Key(
         "build.focus_next",

@@ -273,6 +273,12 @@ class BuildScreen(Screen[None]):
 
         self.app.push_screen(TcoScreen())
 
+    def action_pin_option(self) -> None:
+        self.app.pin_option()
+
+    def action_compare_options(self) -> None:
+        self.app.action_compare_options()
+
     def action_request_quit(self) -> None:
         self.app.action_request_quit()
 
