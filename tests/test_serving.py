@@ -193,3 +193,12 @@ def test_build_report_carries_serving_budgets_and_findings():
 def test_training_builds_have_no_serving_budget():
     report = _report(Workload(model="llama-3.1-8b", method="lora", tokens=1e8, users=8))
     assert report.budget("serving_users") is None
+
+
+@pytest.mark.parametrize("model", ["gemma-2-9b", "llama-3.1-8b", "deepseek-v3"])
+def test_serving_kv_is_the_memory_breakdowns_kv(model):
+    """Sliding windows (Gemma 2) and MLA latents (DeepSeek) are counted once, by memory.py."""
+    arch = catalog().models[model]
+    w = Workload(seq_len=16384, users=3, precision="fp8")
+    est = estimate(w, _h200(), 8, arch=arch)
+    assert est.serving.kv_cache_bytes_per_gpu == pytest.approx(est.memory_per_gpu.kv_cache_bytes)

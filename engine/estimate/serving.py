@@ -121,10 +121,11 @@ class Replica:
     def layers(self) -> int:
         return max(1, self.arch.num_hidden_layers)
 
-    @property
-    def kv_bytes_per_token(self) -> float:
-        """KV cache per token of context on one GPU of the replica."""
-        one = self.workload.model_copy(update={"seq_len": 1, "micro_batch": 1})
+    def kv_bytes(self, context: float) -> float:
+        """KV cache (and recurrent state) of one sequence of ``context`` tokens on one GPU of
+        the replica; sliding-window layers stop growing at their window (memory.py)."""
+        tokens = max(1, round(context))
+        one = self.workload.model_copy(update={"seq_len": tokens, "micro_batch": 1})
         return kv_cache_bytes(self.arch, one, self.tp) * self.kv_scale
 
     def weight_bytes(self, tokens: int) -> float:
@@ -157,7 +158,7 @@ class Replica:
 
     def decode_step(self, batch: int, context: float) -> StepTime:
         """One decode step of ``batch`` sequences whose context is ``context`` tokens."""
-        read = self.weight_bytes(batch) + batch * context * self.kv_bytes_per_token
+        read = self.weight_bytes(batch) + batch * self.kv_bytes(context)
         return StepTime(
             memory=read / (self.bandwidth * self.k.mbu),
             compute=batch * self._token_flops(context) / (self.peak * self.k.mfu),
@@ -174,7 +175,7 @@ class Replica:
         """Prefill of ``batch`` prompts of ``prompt`` tokens in one forward pass (causal
         attention: on average a prompt token attends to half the prompt)."""
         tokens = prompt * batch
-        read = self.weight_bytes(tokens) + tokens * self.kv_bytes_per_token
+        read = self.weight_bytes(tokens) + batch * self.kv_bytes(prompt)
         return StepTime(
             memory=read / (self.bandwidth * self.k.mbu),
             compute=batch * self.prefill_compute(prompt),
@@ -325,7 +326,7 @@ def serving_estimate(
     dp = max(1, dp)
     users = w.users or w.micro_batch * dp
     per_replica = math.ceil(users / dp)
-    kv_user_gpu = (prompt + output) * replica.kv_bytes_per_token
+    kv_user_gpu = replica.kv_bytes(prompt + output)
     cap = max_users_per_replica(free_bytes_per_gpu, kv_user_gpu)
     itl, replica_tps, _ = replica.loaded(per_replica, prompt, output)
     single_itl = replica.loaded(1, prompt, output)[0]

@@ -51,7 +51,7 @@ def max_users(rep: Replica, w: Workload) -> int:
     one = w.model_copy(update={"micro_batch": 1})
     mem, _ = memory_per_gpu(rep.arch, one, tp=rep.tp, dp=1, parallel="ddp", counts=rep.counts)
     free = usable_bytes(rep.gpu) - (mem.total_bytes - mem.kv_cache_bytes)
-    return max(1, math.floor(free / (w.seq_len * rep.kv_bytes_per_token)))
+    return max(1, math.floor(free / (rep.kv_bytes(w.seq_len))))
 
 
 def predict(case: ServingCase, k: Constants = DEFAULTS) -> float:
