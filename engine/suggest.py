@@ -209,7 +209,7 @@ class Placement:
 
 
 def _gpu_fits(slot: Slot, gpu: Gpu) -> bool:
-    if slot.purpose == "nic":
+    if slot.purpose == "nic" or slot.kind == "ocp3":
         return False
     if (gpu.width_slots or 1) >= 2 and not slot.double_width:
         return False
@@ -221,7 +221,9 @@ def _gpu_fits(slot: Slot, gpu: Gpu) -> bool:
 
 
 def _nic_fits(slot: Slot, nic: Nic) -> bool:
-    if slot.purpose == "gpu" or nic.form == "OCP3":
+    if slot.purpose == "gpu" or nic.form == "onboard":
+        return False
+    if (slot.kind == "ocp3") != (nic.form == "OCP3"):
         return False
     if nic.width_slots >= 2 and not slot.double_width:
         return False
@@ -712,7 +714,9 @@ def _nic_choice(ctx: _Ctx) -> list[Nic]:
     nics = [
         n
         for n in ctx.catalog.nics.values()
-        if n.port_gbps >= ctx.cons.min_nic_gbps and n.form != "OCP3" and n.role != "dpu"
+        if n.port_gbps >= ctx.cons.min_nic_gbps
+        and n.form not in ("OCP3", "onboard")
+        and n.role != "dpu"
     ]
     if ctx.objective in ("price", "power"):
         return sorted(nics, key=lambda n: _part_metric(n, ctx.objective, ctx.prices))

@@ -168,6 +168,24 @@ class Catalog:
         return len(self.records)
 
 
+def onboard_nics(catalog: Catalog, ch: Chassis) -> tuple[tuple[str | None, Nic], ...]:
+    """One (root, Nic) per device the chassis has on board; SKUs not in the catalog are skipped
+    (the catalog loader rejects them for the bundled data)."""
+    out: list[tuple[str | None, Nic]] = []
+    for onb in ch.onboard_nics:
+        nic = catalog.nics.get(onb.sku)
+        if nic is None:
+            continue
+        for i in range(onb.count):
+            root = None
+            if len(onb.roots) == 1:
+                root = onb.roots[0]
+            elif len(onb.roots) == onb.count:
+                root = onb.roots[i]
+            out.append((root, nic))
+    return tuple(out)
+
+
 # ------------------------------------------------------------------------------ loading
 
 
@@ -334,6 +352,7 @@ def _cross_check(by_sku: dict[str, _Loaded]) -> list[Problem]:
             need(item, "gpu_skus", rec.gpu_skus, Gpu, "GPU")
             need(item, "dimm_skus", rec.dimm_skus, Dimm, "DIMM")
             need(item, "baseboard_skus", rec.baseboard_skus, Baseboard, "baseboard")
+            need(item, "onboard_nics", [o.sku for o in rec.onboard_nics], Nic, "NIC")
             problems += _check_topology(item, rec)
         elif isinstance(rec, Baseboard):
             need(item, "gpu_sku", [rec.gpu_sku], Gpu, "GPU")
@@ -382,6 +401,18 @@ def _check_topology(item: _Loaded, ch: Chassis) -> list[Problem]:
             )
         if s.lanes > s.mechanical:
             bad(f"slots[{i}].lanes", f"slot {s.id!r}: {s.lanes} lanes in a x{s.mechanical} slot")
+    for i, onb in enumerate(ch.onboard_nics):
+        for rid in onb.roots:
+            if rid not in roots:
+                bad(
+                    f"onboard_nics[{i}].roots", f"on-board {onb.sku} hangs off unknown root {rid!r}"
+                )
+        if len(onb.roots) not in (0, 1, onb.count):
+            bad(
+                f"onboard_nics[{i}].roots",
+                f"{len(onb.roots)} roots for {onb.count} on-board {onb.sku}: give one root for "
+                "all, or one per device",
+            )
     for i, group in enumerate(ch.nvlink_groups):
         for sid in group:
             if sid not in slots:

@@ -47,7 +47,7 @@ PCIE_COUNTS = {
 
 # sku -> NIC slots modelled (HGX systems: the slot map is the NIC map)
 HGX_NIC_SLOTS = {
-    "SYS-821GE-TNHR": 8,
+    "SYS-821GE-TNHR": 9,  # 8 east-west in the NIC tray + the north-south DPU position
     "SYS-A22GA-NBRT": 10,
     "SYS-422GA-NBRT-LCC": 10,
     "SYS-822GS-NBRT": 10,
@@ -150,7 +150,7 @@ def test_pcie_slot_map_gives_the_datasheet_counts(chassis: dict[str, Chassis], s
     ch = chassis[sku]
     x16, dw, sw = PCIE_COUNTS[sku]
     assert ch.gpu_form == "pcie"
-    assert sum(1 for s in ch.slots if s.lanes == 16) == x16
+    assert sum(1 for s in ch.slots if s.lanes == 16 and s.kind == "pcie") == x16
     assert max_cards(ch, 2) == dw
     assert max_cards(ch, 1) == sw
     if ch.max_gpus is not None:
@@ -159,9 +159,11 @@ def test_pcie_slot_map_gives_the_datasheet_counts(chassis: dict[str, Chassis], s
 
 def test_sys_521ge_tnrt_matches_its_datasheet_and_measured_topology(chassis) -> None:
     ch = chassis["SYS-521GE-TNRT"]
-    # datasheet: 13 PCIe 5.0 x16 FHFL slots
-    assert len(ch.slots) == 13
-    assert all(s.gen == 5 and s.lanes == 16 and s.full_height and s.full_length for s in ch.slots)
+    # datasheet: 13 PCIe 5.0 x16 FHFL slots, plus the AIOM (OCP 3.0) mezzanine
+    pcie = [s for s in ch.slots if s.kind == "pcie"]
+    assert len(pcie) == 13
+    assert all(s.gen == 5 and s.lanes == 16 and s.full_height and s.full_length for s in pcie)
+    assert [s.id for s in ch.slots if s.kind == "ocp3"] == ["aiom"]
     # measured: 4 switches, 2 per CPU, 2 double-width GPU positions per switch
     switches = [r for r in ch.roots if r.kind == "switch"]
     assert len(switches) == 4
@@ -181,7 +183,11 @@ def nics_beside_double_width_gpus(ch: Chassis, gpus: int) -> int:
     best = 0
     for combo in itertools.combinations(dw, gpus):
         used = {s.id for s in combo} | {s.covers for s in combo if s.covers}
-        free = [s for s in ch.slots if s.id not in used and s.purpose in ("nic", "any")]
+        free = [
+            s
+            for s in ch.slots
+            if s.id not in used and s.purpose in ("nic", "any") and s.kind == "pcie"
+        ]
         best = max(best, len(free))
     return best
 

@@ -30,7 +30,7 @@ from engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
 from engine.node_search import fewest_passing
 from engine.report import Report
 from engine.tco import TcoInputs, TcoResult, compute_tco
-from parts.catalog import Catalog
+from parts.catalog import Catalog, onboard_nics
 from parts.schema import Nic
 
 # Minimum per-port speed of an east-west training NIC: the network rule's thresholds.
@@ -70,6 +70,8 @@ def _fast_nic(build: Build, catalog: Catalog, min_gbps: int) -> tuple[Nic | None
     """(NIC model, how many the build has): the build's own fast NIC, else the catalog's slowest
     stand-up NIC that meets ``min_gbps`` (as the network rule recommends; 0 in the build)."""
     own = [catalog.nics[s] for s in build.slots.values() if s in catalog.nics]
+    ch = catalog.chassis.get(build.chassis)
+    own += [n for _, n in onboard_nics(catalog, ch)] if ch is not None else []
     fast = [n for n in own if n.port_gbps >= min_gbps and n.form != "OCP3"]
     if fast:
         nic = min(fast, key=lambda n: n.sku)
@@ -77,7 +79,7 @@ def _fast_nic(build: Build, catalog: Catalog, min_gbps: int) -> tuple[Nic | None
     options = [
         n
         for n in catalog.nics.values()
-        if n.port_gbps >= min_gbps and n.form not in ("OCP3", None) and n.pcie_lanes
+        if n.port_gbps >= min_gbps and n.form not in ("OCP3", "onboard", None) and n.pcie_lanes
     ]
     return (min(options, key=lambda n: (n.port_gbps, n.sku)) if options else None), 0
 

@@ -326,8 +326,9 @@ def bom_document(
                 "sku": i.sku,
                 "description": i.description,
                 "quantity": i.quantity,
-                "unit_price": i.unit_price,
-                "extended_price": i.extended_price,
+                # an on-board part's 0 is "included with the chassis", not a price to keep
+                "unit_price": None if i.included else i.unit_price,
+                "extended_price": None if i.included else i.extended_price,
             }
         )
         for i in items

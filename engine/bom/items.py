@@ -1,7 +1,8 @@
 """Line items of a build (what a distributor orders) and the canonical order of a build's parts.
 
 Shared by the TOML, Markdown and CSV exports so all three list the same parts, in the same
-order: chassis, baseboard, CPUs, memory, GPUs/NICs in slot order, NVLink bridges, drives, PSUs.
+order: chassis, the NICs built into it (included, quantity from the chassis record), baseboard,
+CPUs, memory, GPUs/NICs in slot order, NVLink bridges, drives, PSUs.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict
 
 from engine.build import Build
-from parts.catalog import Catalog
+from parts.catalog import Catalog, onboard_nics
 
 UNKNOWN_PART = "unknown part (not in the catalog)"
 
@@ -25,6 +26,9 @@ class LineItem(BaseModel):
     quantity: int
     kind: str
     unit_price: float | None = None
+    # Built into the chassis (on-board NICs): listed so the BOM shows them, priced at 0 when a
+    # price list is used (the chassis price covers them).
+    included: bool = False
 
     @property
     def extended_price(self) -> float | None:
@@ -103,7 +107,7 @@ def line_items(
     for d in sorted(build.drives, key=lambda d: (bk(d.bay), d.sku)):
         add("drive", d.sku, d.count)
     add("psu", build.psu, build.psu_count)
-    return [
+    items = [
         LineItem(
             sku=sku,
             description=describe(catalog, sku),
@@ -113,6 +117,22 @@ def line_items(
         )
         for kind, sku in order
     ]
+    ch = catalog.chassis.get(build.chassis)
+    built_in: dict[str, int] = {}
+    for _, nic in onboard_nics(catalog, ch) if ch is not None else ():
+        built_in[nic.sku] = built_in.get(nic.sku, 0) + 1
+    items[1:1] = [
+        LineItem(
+            sku=sku,
+            description=f"{describe(catalog, sku)} (on board, included with {build.chassis})",
+            quantity=n,
+            kind="nic",
+            unit_price=0.0 if prices else None,
+            included=True,
+        )
+        for sku, n in built_in.items()
+    ]
+    return items
 
 
 def gpu_inventory(build: Build, catalog: Catalog) -> tuple[int, float]:

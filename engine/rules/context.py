@@ -102,6 +102,8 @@ class Ctx:
     workload: Workload | None
     gpus: dict[str, Gpu] = field(default_factory=dict)  # slot id -> GPU in a known slot
     nics: dict[str, Nic] = field(default_factory=dict)  # slot id -> NIC in a known slot
+    # NICs built into the chassis (one entry per device): (PCIe root id or None, record).
+    onboard_nics: tuple[tuple[str | None, Nic], ...] = ()
     cpu: Cpu | None = None
     dimm: Dimm | None = None
     psu: Psu | None = None

@@ -20,6 +20,8 @@ RULES: dict[str, str] = {
     "slots.needs_cpu": "slot wired to a CPU socket that is empty",
     "slots.sxm_in_pcie": "SXM module placed in a PCIe slot",
     "slots.ocp_nic": "OCP 3.0 NIC placed in a PCIe slot",
+    "slots.not_ocp": "GPU or stand-up card placed in an OCP 3.0 / AIOM slot",
+    "slots.onboard_nic": "an on-board NIC (not a card) placed in a slot",
     "slots.too_wide": "double-width card in a single-width slot",
     "slots.too_long": "full-length card in a half-length slot",
     "slots.too_tall": "full-height card in a low-profile slot",

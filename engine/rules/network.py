@@ -6,7 +6,8 @@ matters.  NVIDIA's Enterprise Reference Architectures size it as follows (shared
 S46): HGX systems "2-8-9-400" (one 400G NIC per GPU plus one), PCIe systems "2-8-5-200" (one 200G
 NIC per two GPUs plus one), and GPUDirect RDMA works best when the NIC sits under the same PCIe
 switch as its GPU (traffic then never crosses the CPU).  We warn below the RA ratio and note
-(info) anything short of one fast NIC per GPU.
+(info) anything short of one fast NIC per GPU.  NICs built into the chassis (``onboard_nics``,
+e.g. the eight ConnectX-8 of an HGX B300 system) count like fitted ones.
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ def multi_node_reason(ctx: Ctx) -> str | None:
 def fast_nic(ctx: Ctx, min_gbps: int) -> Nic | None:
     """The NIC to add: the build's own fast NIC model, else the catalog's slowest stand-up NIC
     that still meets ``min_gbps`` per port."""
-    have = [n for n in ctx.nics.values() if n.port_gbps >= min_gbps and n.form != "OCP3"]
+    have = [
+        n
+        for n in ctx.nics.values()
+        if n.port_gbps >= min_gbps and n.form not in ("OCP3", "onboard")
+    ]
     if have:
         return min(have, key=lambda n: n.sku)
     cache = engine_cache(ctx.catalog)
@@ -51,7 +56,7 @@ def fast_nic(ctx: Ctx, min_gbps: int) -> Nic | None:
         options = [
             n
             for n in ctx.catalog.nics.values()
-            if n.port_gbps >= min_gbps and n.form not in ("OCP3", None) and n.pcie_lanes
+            if n.port_gbps >= min_gbps and n.form not in ("OCP3", "onboard", None) and n.pcie_lanes
         ]
         cache[key] = min(options, key=lambda n: (n.port_gbps, n.sku)) if options else None
     return cache[key]
@@ -72,10 +77,12 @@ def _nic_slots(ctx: Ctx, nic: Nic, k: int, prefer_roots: list[str]) -> list[str]
     return chosen
 
 
-def _lonely_gpu_roots(ctx: Ctx, fast_slots) -> tuple[list[str], list[str]]:
-    """(GPU slots, their switch roots) for GPUs under a switch without a fast NIC."""
+def _lonely_gpu_roots(ctx: Ctx, fast_slots, min_gbps: int) -> tuple[list[str], list[str]]:
+    """(GPU slots, their switch roots) for GPUs under a switch without a fast NIC (fitted in a
+    slot of that switch, or built in on it)."""
     idx = ctx.idx
     nic_roots = {idx.slot[s].root for s in fast_slots}
+    nic_roots |= {r for r, n in ctx.onboard_nics if r is not None and n.port_gbps >= min_gbps}
     lonely = [
         sid
         for sid in ctx.gpus
@@ -95,12 +102,15 @@ def check(ctx: Ctx) -> None:
     min_gbps = HGX_MIN_GBPS if hgx else PCIE_MIN_GBPS
     gpus = ctx.gpu_count()
     fast = {sid: n for sid, n in ctx.nics.items() if n.port_gbps >= min_gbps}
+    built_in = [n for _, n in ctx.onboard_nics if n.port_gbps >= min_gbps]
+    have = len(fast) + len(built_in)
+    with_onboard = f" ({len(built_in)} on board)" if built_in else ""
     ra_min = gpus if hgx else -(-gpus // 2)
     pattern = "2-8-9-400" if hgx else "2-8-5-200"
     nic = fast_nic(ctx, min_gbps)
-    if len(fast) < ra_min:
-        k = ra_min - len(fast)
-        _, roots = _lonely_gpu_roots(ctx, fast)
+    if have < ra_min:
+        k = ra_min - have
+        _, roots = _lonely_gpu_roots(ctx, fast, min_gbps)
         where = _nic_slots(ctx, nic, k, roots) if nic is not None else []
         edit = (
             tuple(Place(slot=s, sku=nic.sku) for s in where)
@@ -112,9 +122,9 @@ def check(ctx: Ctx) -> None:
                 "network.nic_ratio",
                 "warning",
                 f"multi-node training ({why}) needs a fast east-west fabric: the build has "
-                f"{len(fast)} NIC(s) of {min_gbps}G or more for {gpus} GPUs; NVIDIA's reference "
-                f"design ({pattern}) uses {ra_min}",
-                parts=tuple(sorted({n.sku for n in fast.values()})),
+                f"{have} NIC(s){with_onboard} of {min_gbps}G or more for {gpus} GPUs; NVIDIA's "
+                f"reference design ({pattern}) uses {ra_min}",
+                parts=tuple(sorted({n.sku for n in [*fast.values(), *built_in]})),
                 slots=ctx.sort_slots(fast),
                 fix=(
                     f"fit {k} x {nic.sku} in slots {', '.join(where)}"
@@ -125,21 +135,21 @@ def check(ctx: Ctx) -> None:
                 edit=edit,
             )
         )
-    elif len(fast) < gpus:
+    elif have < gpus:
         ctx.add(
             finding(
                 "network.nic_ratio",
                 "info",
-                f"{len(fast)} fast NIC(s) for {gpus} GPUs: this meets NVIDIA's {pattern} design; "
+                f"{have} fast NIC(s){with_onboard} for {gpus} GPUs: this meets NVIDIA's {pattern} design; "
                 "one NIC per GPU gives every GPU its own GPUDirect RDMA path",
                 slots=ctx.sort_slots(fast),
                 fix="add NICs up to one per GPU if all-reduce bandwidth limits scaling",
             )
         )
-    if hgx or not fast:
+    if hgx or not have:
         return
     # GPU-NIC placement: a GPU under a switch with no fast NIC crosses the CPU for RDMA.
-    lonely, roots = _lonely_gpu_roots(ctx, fast)
+    lonely, roots = _lonely_gpu_roots(ctx, fast, min_gbps)
     if lonely:
         edit = ()
         fix = "put a NIC in a slot under each GPU switch if the chassis has one"

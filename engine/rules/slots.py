@@ -39,13 +39,36 @@ def fit_errors(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> list[tuple[str, str, st
             )
         )
         return out
-    if isinstance(part, Nic) and part.form == "OCP3":
+    if isinstance(part, Nic) and part.form == "onboard":
+        out.append(
+            (
+                "slots.onboard_nic",
+                f"{sku} is a device built into a system board, not a card: it cannot go in "
+                f"slot {slot.label}",
+                "remove it here; choose a stand-up or OCP 3.0 NIC for a slot",
+            )
+        )
+        return out
+    if slot.kind == "ocp3":
+        if not (isinstance(part, Nic) and part.form == "OCP3"):
+            what = "a GPU" if isinstance(part, Gpu) else "a stand-up PCIe card"
+            out.append(
+                (
+                    "slots.not_ocp",
+                    f"slot {slot.label} is an OCP 3.0 / AIOM mezzanine: it takes only OCP 3.0 "
+                    f"NICs, and {sku} is {what}",
+                    "move it to a PCIe slot, or use the OCP 3.0 version of the NIC here",
+                )
+            )
+            return out
+    elif isinstance(part, Nic) and part.form == "OCP3":
         out.append(
             (
                 "slots.ocp_nic",
                 f"{sku} is an OCP 3.0 card: it goes in the OCP/AIOM mezzanine, not in PCIe slot "
                 f"{slot.label}",
-                "remove it here; choose the PCIe (stand-up) version of the NIC for a slot",
+                "move it to the chassis' OCP/AIOM slot, or choose the PCIe (stand-up) version "
+                "of the NIC for this slot",
             )
         )
         return out
@@ -257,7 +280,7 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
         )
     for rule, msg, fix in fit_errors(ctx, slot, part):
         edit = ()
-        if rule in ("slots.sxm_in_pcie", "slots.ocp_nic"):
+        if rule in ("slots.sxm_in_pcie", "slots.onboard_nic"):
             edit = (Remove(slot=sid),)
         else:
             dst = find_destination(ctx, part, sid)

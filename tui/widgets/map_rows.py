@@ -151,6 +151,17 @@ def map_rows(
                 parts=(build.baseboard,) if build.baseboard else (),
             )
         )
+    for i, onb in enumerate(chassis.onboard_nics):
+        rows.append(
+            MapRow(
+                f"onboard:{i}",
+                "header",
+                "On board",
+                f"{onb.count} × {onb.sku} (included)",
+                selectable=False,
+                parts=(onb.sku,),
+            )
+        )
     sockets = chassis.cpu_sockets
     rows.append(
         MapRow(
@@ -188,6 +199,8 @@ def map_rows(
                 parts=_p(fit.sku if fit else None),
             )
         )
+    if not chassis.drive_bays:
+        rows += _unknown_bay_rows(build)
     bays = "?" if chassis.psu_bays is None else str(chassis.psu_bays)
     rows.append(
         MapRow(
@@ -212,6 +225,31 @@ def map_rows(
         )
     )
     return rows
+
+
+UNKNOWN_BAYS = "drives"
+
+
+def _unknown_bay_rows(build: Build) -> list[MapRow]:
+    """Drive rows for a chassis whose bay layout is not in the catalog: drives can still be added
+    (the storage rule then reports that it could not check them), one row per bay group the
+    build already uses, else one empty row."""
+    groups = list(dict.fromkeys(d.bay for d in build.drives)) or [UNKNOWN_BAYS]
+    out = []
+    for bay_id in groups:
+        fit = next((d for d in build.drives if d.bay == bay_id), None)
+        out.append(
+            MapRow(
+                f"bay:{bay_id}",
+                "bay",
+                f"Bays {bay_id}",
+                _count(fit.count, fit.sku) if fit else "— empty —",
+                "layout unknown",
+                filled=fit is not None,
+                parts=_p(fit.sku if fit else None),
+            )
+        )
+    return out
 
 
 def _short(text: str, limit: int = 60) -> str:
