@@ -1,10 +1,16 @@
-"""`slotwise parts [--kind KIND] [--json]`: list the catalog, unknown figures shown as unknown."""
+"""`slotwise parts [--kind KIND] [--json]`: list the catalog, unknown figures shown as unknown.
+
+`slotwise parts --gaps [--chassis SKU] [--json]`: every unknown figure a validation rule needs, per
+record, with the rules it blocks (the list a distributor fills with a catalog overlay).
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from parts.gaps import Gap, find_gaps
 from parts.schema import PART_KINDS, Record
+from tui.cli import UsageError
 from tui.commands.common import add_catalog_flag, get_catalog, print_json
 
 # Key figures per kind for the table view: (field, header, unit suffix)
@@ -47,6 +53,16 @@ def register(sub) -> None:
     p = sub.add_parser("parts", help="list the parts catalog", description=__doc__)
     p.add_argument("--kind", choices=PART_KINDS, help="only this kind of part")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--gaps",
+        action="store_true",
+        help="list the unknown figures validation rules need, per record, with the rules they block",
+    )
+    p.add_argument(
+        "--chassis",
+        metavar="SKU",
+        help="with --gaps: only this chassis and the parts it lists",
+    )
     add_catalog_flag(p)
     p.set_defaults(run=run)
 
@@ -67,6 +83,13 @@ def _fmt(value, unit: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     cat = get_catalog(args)
+    if args.chassis and not args.gaps:
+        raise UsageError("--chassis goes with --gaps: slotwise parts --gaps --chassis SKU")
+    if args.gaps:
+        if args.chassis and args.chassis not in cat.chassis:
+            known = ", ".join(sorted(cat.chassis))
+            raise UsageError(f"no chassis {args.chassis!r} in the catalog; known: {known}")
+        return _print_gaps(find_gaps(cat, args.chassis), args.json)
     recs = sorted(cat, key=lambda r: (PART_KINDS.index(r.kind), r.sku))
     if args.kind:
         recs = [r for r in recs if r.kind == args.kind]
@@ -87,4 +110,24 @@ def run(args: argparse.Namespace) -> int:
         # Whole names, never cut: the columns are as wide as the longest in the kind.
         print(f"  {r.sku:<{sku_w}}  {r.name:<{name_w}}  {figs}  [{r.confidence}]")
     print(f"\n{len(recs)} record(s); catalog version {cat.version}. Sources: slotwise parts --json")
+    return 0
+
+
+def _print_gaps(gaps: list[Gap], as_json: bool) -> int:
+    records = list(dict.fromkeys((g.kind, g.sku) for g in gaps))
+    if as_json:
+        print_json(
+            {"count": len(gaps), "records": len(records), "gaps": [g.as_dict() for g in gaps]}
+        )
+        return 0
+    current = None
+    for g in gaps:
+        if (g.kind, g.sku) != current:
+            current = (g.kind, g.sku)
+            print(f"\n{g.sku} ({g.kind})")
+        print(f"  {g.field:<28} {g.why}; blocks {', '.join(g.rules)}")
+    print(
+        f"\n{len(gaps)} rule-blocking unknown(s) in {len(records)} record(s). Fill a figure from "
+        "its datasheet in a catalog overlay (--catalog DIR), with its source."
+    )
     return 0
