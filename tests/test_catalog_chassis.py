@@ -415,6 +415,7 @@ def test_allowed_cpus_share_one_socket_and_fit_the_tdp_limit(catalog: Catalog, c
     assert {c for s in ("SYS-522GA-NRT", "SYS-A22GA-NBRT") for c in chassis[s].cpu_skus} == {
         "XEON-6980P",
         "XEON-6960P",
+        "XEON-6962P",
     }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.bom_items import line_items
+from engine.bom.items import line_items
 from engine.build import Build
 from engine.evaluate import evaluate
 from engine.workload import Workload
@@ -160,3 +160,26 @@ def test_every_onboard_nic_names_a_nic_record(cat):
     for ch in cat.chassis.values():
         for onb in ch.onboard_nics:
             assert onb.sku in cat.nics and cat.nics[onb.sku].form == "onboard"
+
+
+def test_the_map_shows_a_drive_row_where_the_bay_layout_is_unknown(cat):
+    """SYS-421GE-TNRT's bay layout is not published in any source reached: the map still offers
+    a drive row, and drives placed there are reported as not checked (info), not as errors."""
+    from engine.build import DriveFit
+    from tui.widgets.map_rows import map_rows
+
+    ch = cat.chassis["SYS-421GE-TNRT"]
+    assert not ch.drive_bays
+    b = x13_pcie("SYS-421GE-TNRT", {"1": "NVIDIA-L40S-48GB"})
+    bays = [r for r in map_rows(ch, b, cat) if r.kind == "bay"]
+    assert [r.key for r in bays] == ["bay:drives"] and bays[0].selectable
+    drive = next(iter(cat.drives))
+    b = b.with_(drives=(DriveFit(bay="drives", sku=drive, count=2),))
+    rows = [r for r in map_rows(ch, b, cat) if r.kind == "bay"]
+    assert rows[0].filled and rows[0].body == f"2 × {drive}"
+    f = next(f for f in evaluate(b, cat).findings if f.rule == "storage.unknown_bays")
+    assert f.severity == "info"
+    # a chassis with a known layout shows its own bay groups only
+    ch3 = cat.chassis["SYS-421GE-TNRT3"]
+    keys = [r.key for r in map_rows(ch3, x13_pcie(ch3.sku, {}), cat) if r.kind == "bay"]
+    assert keys == [f"bay:{bay.id}" for bay in ch3.drive_bays]
