@@ -163,7 +163,7 @@ def test_broken_file_is_not_exported(capsys, tmp_path):
         capsys, "export", str(EX / "broken-unknown-sku.toml"), "--format", "toml", "--out", str(out)
     )
     assert code == 2
-    assert "NVIDIA-L40-48GB" in err and "slotwise validate" in err
+    assert "NVIDIA-L4OS-48GB" in err and "slotwise validate" in err
     assert not out.exists() and stdout == ""
 
 

@@ -183,3 +183,44 @@ def test_the_map_shows_a_drive_row_where_the_bay_layout_is_unknown(cat):
     ch3 = cat.chassis["SYS-421GE-TNRT3"]
     keys = [r.key for r in map_rows(ch3, x13_pcie(ch3.sku, {}), cat) if r.kind == "bay"]
     assert keys == [f"bay:{bay.id}" for bay in ch3.drive_bays]
+
+
+# NVIDIA Enterprise RA patterns on the systems NVIDIA's partner table lists for them (shared
+# reference S16): PCIe "2-8-5-200" (2 CPUs, 8 GPUs, 4 east-west 200G NICs + 1 north-south DPU)
+# on SYS-522GA-NRT, HGX "2-8-9-400" (one 400G NIC per GPU + 1 north-south DPU) on SYS-A22GA-NBRT.
+
+
+def test_522ga_nrt_builds_nvidias_2_8_5_200_design(cat):
+    slots = {str(i): "NVIDIA-RTX-PRO-6000-BSE-96GB" for i in range(1, 9)}
+    slots.update({s: "NVIDIA-CX7-200G-2P-QSFP112" for s in ("9", "10", "11", "12")})
+    slots["13"] = "NVIDIA-BF3-B3220"
+    b = Build(
+        chassis="SYS-522GA-NRT",
+        cpu="XEON-6960P",
+        cpu_count=2,
+        dimm="DDR5-6400-64GB-RDIMM",
+        dimm_count=24,
+        slots=slots,
+        psu="SMCI-PSU-2700W-TITANIUM",
+        psu_count=6,
+    )
+    assert errors(evaluate(b, cat)) == []
+
+
+def test_a22ga_nbrt_builds_nvidias_2_8_9_400_design(cat):
+    slots = {str(i): "NVIDIA-BF3-B3140H" for i in range(1, 9)}
+    slots["9"] = "NVIDIA-BF3-B3220"
+    b = Build(
+        chassis="SYS-A22GA-NBRT",
+        cpu="XEON-6960P",
+        cpu_count=2,
+        dimm="DDR5-6400-96GB-RDIMM",
+        dimm_count=24,
+        baseboard="HGX-B200-8GPU",
+        slots=slots,
+        psu="PWS-5K26G-2R1",
+        psu_count=6,
+    )
+    r = evaluate(b, cat, MULTI_NODE)
+    assert errors(r) == []
+    assert not [f for f in r.findings if f.rule.startswith("network.") and f.severity != "info"]

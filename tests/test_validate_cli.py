@@ -68,7 +68,7 @@ def test_unknown_sku_names_file_line_field(capsys):
     code, out, err = run(capsys, "validate", str(path), "--json")
     assert code == 2
     assert f"{path}, line 26: field 'slots.3'" in err
-    assert "NVIDIA-L40-48GB" in err and "did you mean 'NVIDIA-L40S-48GB'" in err
+    assert "NVIDIA-L4OS-48GB" in err and "did you mean 'NVIDIA-L40S-48GB'" in err
     data = json.loads(out)  # the JSON is still printed for scripts
     bom = [f for f in data["findings"] if f["rule"] == "bom.unknown_sku"]
     assert bom[0]["line"] == 26 and bom[0]["field"] == "slots.3"
