@@ -28,7 +28,7 @@ from engine.rules import (
 )
 from engine.rules.context import Ctx, chassis_index
 from engine.workload import Workload
-from parts.catalog import Catalog
+from parts.catalog import Catalog, onboard_nics
 from parts.safe_io import shorten_text
 from parts.schema import Gpu, Nic
 
@@ -55,6 +55,7 @@ def make_context(build: Build, catalog: Catalog, workload: Workload | None) -> C
         return None
     idx = chassis_index(catalog, ch)
     ctx = Ctx(build=build, catalog=catalog, chassis=ch, idx=idx, workload=workload)
+    ctx.onboard_nics = onboard_nics(catalog, ch)
     for sid, sku in build.slots.items():
         if sid not in idx.slot:
             continue

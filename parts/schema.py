@@ -130,6 +130,11 @@ class Slot(_Frozen):
     covers: str | None = Field(None, description="neighbour slot a double-width card blocks")
     requires_socket: Socket | None = Field(None, description="slot is dead without this CPU")
     purpose: Literal["gpu", "nic", "any"] = "any"
+    kind: Literal["pcie", "ocp3"] = Field(
+        "pcie",
+        description="connector: a PCIe CEM card slot, or an OCP 3.0 / Supermicro AIOM "
+        "mezzanine that takes only OCP 3.0 NICs",
+    )
 
 
 class DriveBay(_Frozen):
@@ -137,6 +142,19 @@ class DriveBay(_Frozen):
     count: PositiveChassisCount
     form_factor: Literal["2.5in", "3.5in", "E1.S", "E3.S", "M.2"]
     interfaces: tuple[Literal["nvme", "sata", "sas"], ...]
+    note: str | None = None
+
+
+class OnboardNic(_Frozen):
+    """NICs soldered to the board or to a switch board (e.g. ConnectX-8 on an HGX B300 board or
+    on Supermicro's AOM-CX8-GP): they come with the chassis, take no slot, and count as networking.
+    """
+
+    sku: NonEmpty = Field(description="the Nic record describing the device")
+    count: int = Field(ge=1)
+    roots: tuple[str, ...] = Field(
+        (), description="PCIe roots the devices hang off (one per device, or one for all)"
+    )
     note: str | None = None
 
 
@@ -161,6 +179,9 @@ class Chassis(Record):
     max_gpu_tdp_air_w: PartWattsInt | None = None
     max_ambient_c: AmbientC | None = None
     drive_bays: tuple[DriveBay, ...] = ()
+    onboard_nics: tuple[OnboardNic, ...] = Field(
+        (), description="NICs/DPUs built into the system (included, take no slot)"
+    )
     roots: tuple[Root, ...] = ()
     slots: tuple[Slot, ...] = ()
     nvlink_groups: tuple[tuple[str, ...], ...] = Field(
@@ -252,7 +273,9 @@ class Nic(Record):
     port_gbps: PortGbps
     pcie_gen: PcieGen | None = None
     pcie_lanes: SlotLanes | None = None
-    form: Literal["HHHL", "FHHL", "OCP3", "FHFL"] | None = None
+    form: Literal["HHHL", "FHHL", "OCP3", "FHFL", "onboard"] | None = Field(
+        None, description="card form factor; 'onboard' = a device built into a system board"
+    )
     width_slots: WidthSlots = 1
     power_w: PartWatts | None = None
 
