@@ -84,6 +84,9 @@ class Workload(BaseModel):
     # in the data set (tokens), not by the truncation length seq_len. None = every sequence is
     # seq_len tokens (packed, or padded to the maximum).
     longest_sample: ContextTokens | None = None
+    # torch.compile of the model: AOTAutograd's min-cut partitioner recomputes cheap pointwise
+    # ops (RMSNorm upcasts, SiLU) in the backward instead of saving them. None = off.
+    compile: bool | None = None
     # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
     recipe: str | None = None
     # Serving (inference only; engine.estimate.serving): concurrent users the build serves,

@@ -116,9 +116,10 @@ CLI_KEYS = {
     "gpu", "gpus", "gpu_memory_bytes", "memory_per_gpu", "fits", "min_gpus",
     "flops_per_token", "train_hours", "decode_tokens_per_s", "assumptions",
 }  # fmt: skip
+# total_bytes sums these; overhead_bytes (CUDA context) is reported beside the total
 PARTS = (
     "weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes",
-    "kv_cache_bytes", "overhead_bytes",
+    "kv_cache_bytes",
 )  # fmt: skip
 
 

@@ -15,7 +15,7 @@ def test_fitting_inference_gives_memory_budget_with_breakdown():
     mem = r.budget("gpu_memory")
     assert mem.unit == "B" and not mem.over
     names = [n for n, _ in mem.parts]
-    assert names == ["weights", "gradients", "optimizer", "activations", "kv_cache", "overhead"]
+    assert names == ["weights", "gradients", "optimizer", "activations", "kv_cache"]
     assert abs(sum(v for _, v in mem.parts) - mem.used) < 1.0
     assert not [f for f in r.findings if f.rule.startswith("workload_fit.")]
 

@@ -21,6 +21,7 @@ from engine.estimate.compute import (
     train_seconds,
 )
 from engine.estimate.constants import (
+    CUDA_CONTEXT_BYTES,
     DEFAULT_GPUS_PER_SERVER,
     DEFAULT_MBU,
     DEFAULT_MFU,
@@ -64,7 +65,9 @@ class Estimate(BaseModel):
     gpu: str
     gpus: int
     gpu_memory_bytes: float
-    usable_bytes: float = Field(description="capacity minus the fragmentation margin")
+    usable_bytes: float = Field(
+        description="capacity minus the fragmentation margin and the CUDA context"
+    )
     memory_per_gpu: MemoryBreakdown
     fits: bool
     min_gpus: int | None
@@ -179,7 +182,9 @@ def _memory(
 
 
 def usable_bytes(gpu: Gpu) -> float:
-    return gpu_capacity_bytes(gpu) * (1.0 - FRAGMENTATION_MARGIN)
+    """What PyTorch's allocator may use: capacity less the fragmentation margin and the CUDA
+    context (which lives outside the allocator, see ``MemoryBreakdown``)."""
+    return gpu_capacity_bytes(gpu) * (1.0 - FRAGMENTATION_MARGIN) - CUDA_CONTEXT_BYTES
 
 
 def _candidates() -> list[int]:
@@ -236,8 +241,9 @@ def estimate(
     if fits and (needed is None or needed > gpus):
         needed = gpus  # the counts min_gpus scans may skip this one (tp not dividing 8)
     notes.append(
-        f"overhead = CUDA context; fit needs total <= {100 * (1 - FRAGMENTATION_MARGIN):.0f}% "
-        "of the GPU's memory (allocator fragmentation)"
+        f"total = PyTorch allocator peak; fit needs total <= "
+        f"{100 * (1 - FRAGMENTATION_MARGIN):.0f}% of the GPU's memory (allocator fragmentation) "
+        f"less {CUDA_CONTEXT_BYTES / 2**30:g} GiB of CUDA context"
     )
 
     if workload.training:

@@ -28,8 +28,10 @@ NF4_BITS_PER_PARAM = 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0)
 #: Rajbhandari et al. 2020, arXiv:1910.02054, section 3.1: "K = 12" = 4 master + 4 + 4).
 #: bitsandbytes 8-bit AdamW stores each moment in 1 byte plus one fp32 absmax per 2048-value
 #: block (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", arXiv:2110.02861):
-#: 2 + 8/2048 bytes.  The paged variant has the same size; pages may be evicted to CPU memory
-#: under pressure, which we do not count on.  SGD with momentum keeps one buffer.
+#: 2 + 8/2048 bytes.  The paged variant has the same size but lives in CUDA unified memory
+#: (``cudaMallocManaged``, bitsandbytes docs "Paged optimizers"): outside PyTorch's allocator,
+#: evicted to CPU memory under pressure, so it never decides whether a job fits and does not
+#: count in the GPU peak (memory.trainable_state_bytes).  SGD with momentum keeps one buffer.
 OPTIMIZER_STATE_BYTES_FP32: dict[str, float] = {
     "adamw": 8.0,
     "adamw-8bit": 2.0 + 8.0 / 2048.0,
@@ -48,6 +50,8 @@ MASTER_WEIGHT_BYTES = 4.0
 #: created on GPU").  PyTorch PR #86509 (https://github.com/pytorch/pytorch/pull/86509) measured
 #: the bare context at 287,047,680 bytes with CUDA lazy module loading (666,632,192 without);
 #: cuBLAS/cuDNN handles and workspaces created at the first matmul add to it.  We take 0.5 GiB.
+#: Not part of ``MemoryBreakdown.total_bytes`` (an allocator peak, like the published figures):
+#: the fit verdict subtracts it from the usable capacity.
 CUDA_CONTEXT_BYTES = 0.5 * GIB
 
 #: Share of the GPU's physical memory left free to absorb allocator fragmentation: the caching

@@ -161,10 +161,11 @@ def check(ctx: Ctx) -> None:
     ctx.estimate_gpu = gpu
     mem = est.memory_per_gpu
     capacity = float(est.gpu_memory_bytes)
-    have = float(est.usable_bytes)  # capacity less the allocator-fragmentation margin
+    # capacity less the allocator-fragmentation margin and the CUDA context
+    have = float(est.usable_bytes)
     parts = tuple(
         (name, float(getattr(mem, f"{name}_bytes", 0.0) or 0.0))
-        for name in ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+        for name in ("weights", "gradients", "optimizer", "activations", "kv_cache")
     )
     need = float(mem.total_bytes)
     ctx.budgets.append(

@@ -266,7 +266,7 @@ ORIGINAL_CASES: tuple[MeasuredCase, ...] = (
         dict(
             method="lora", micro_batch=2, seq_len=2048, lora_rank=16,
             lora_targets=("q", "v", "o", "gate", "up", "down"), parallel="zero3",
-            grad_checkpointing=True, master_weights=False, loss="chunked",
+            grad_checkpointing=True, master_weights=False, loss="chunked", compile=True,
         ),
         8, 27.6 * GIB,
         notes="torchtune computes the loss in chunks (CEWithChunkedOutputLoss): --loss chunked",
@@ -734,14 +734,15 @@ _TT3B_ROWS = (
 )  # fmt: skip
 _TT_LORA = dict(
     lora_rank=64, lora_targets=("q", "v", "o", "gate", "up", "down"), grad_checkpointing=True,
-    loss="chunked", activation_offload=True,
+    loss="chunked", activation_offload=True, compile=True,
 )  # fmt: skip
 TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
     MeasuredCase(
         f"torchtune-llama32-3b-full-{name}", TORCHTUNE_OPT_FLAGS,
         f"Llama 3.2 3B full fine-tune, batch 2, seq 4096, A100, technique row '+ {name}': "
         f"{gib} GiB peak active",
-        LLAMA32_3B, dict(method="full", **_TT3B, **extra), 1, gib * GIB,
+        LLAMA32_3B,
+        dict(method="full", **_TT3B, **extra, compile=name != "packed"), 1, gib * GIB,
         tags=("active", "torchtune") + (("compile",) if name != "packed" else ()),
     )
     for name, gib, extra in _TT3B_ROWS
@@ -771,7 +772,7 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         LLAMA3_8B,
         dict(method="full", seq_len=2048, micro_batch=2, master_weights=False,
              optimizer="paged-adamw-8bit", optimizer_in_backward=True, grad_checkpointing=True,
-             loss="chunked"),
+             loss="chunked", compile=True),
         1, 18.9 * GIB, tags=("torchtune", "compile"),
     ),
     MeasuredCase(
@@ -780,7 +781,7 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         LLAMA3_8B,
         dict(method="lora", seq_len=2048, micro_batch=2, master_weights=False, lora_rank=8,
              lora_targets=("q", "v", "o", "gate", "up", "down"), grad_checkpointing=True,
-             loss="chunked"),
+             loss="chunked", compile=True),
         1, 16.2 * GIB, tags=("torchtune", "compile"),
     ),
     MeasuredCase(
@@ -789,7 +790,7 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         LLAMA3_8B,
         dict(method="qlora", seq_len=2048, micro_batch=2, master_weights=False, lora_rank=8,
              lora_targets=("q", "v", "o", "gate", "up", "down"), grad_checkpointing=True,
-             loss="chunked"),
+             loss="chunked", compile=True),
         1, 7.4 * GIB, tags=("torchtune", "compile", "qlora"),
     ),
     MeasuredCase(
@@ -798,7 +799,7 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         "optimizer (llama3_1/70B_full: FSDP, fsdp_cpu_offload, AC)",
         LLAMA31_70B,
         dict(method="full", seq_len=2048, micro_batch=2, master_weights=False, parallel="zero3",
-             offload="params", grad_checkpointing=True, loss="chunked"),
+             offload="params", grad_checkpointing=True, loss="chunked", compile=True),
         8, 13.9 * GIB, tags=("torchtune", "compile", "offload"),
     ),
     MeasuredCase(
@@ -808,7 +809,7 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         LLAMA31_405B,
         dict(method="qlora", seq_len=2048, micro_batch=2, master_weights=False, parallel="zero3",
              lora_rank=16, lora_targets=("q", "v", "o", "gate", "up", "down"),
-             grad_checkpointing=True, loss="chunked"),
+             grad_checkpointing=True, loss="chunked", compile=True),
         8, 44.8 * GB, tags=("torchtune", "compile", "qlora"),
         notes="the README prints GB here and GiB elsewhere; taken as 1e9 bytes",
     ),
@@ -827,7 +828,7 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
         f"Table {table}: Llama 3.1 8B, FSDP on {gpus} H100, local batch 2, selective AC, "
         f"{name}: {gib} GiB",
         LLAMA3_8B,
-        dict(micro_batch=2, checkpoint_mode="selective",
+        dict(micro_batch=2, checkpoint_mode="selective", compile="compile" in name,
              precision="fp8" if "float8" in name else "bf16", **_TITAN8),
         gpus, gib * GIB,
         tags=("reserved", "torchtitan") + (("compile",) if "compile" in name else ()),
@@ -842,14 +843,15 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
         "torchtitan-llama31-8b-8gpu-seq32k-fullac", TORCHTITAN_BENCH,
         "Table 2: Llama 3.1 8B, FSDP 8 CP 1, seq 32768, local batch 1, full AC, compile + Float8: "
         "83.9 GiB",
-        LLAMA3_8B, dict(micro_batch=1, precision="fp8", **{**_TITAN8, "seq_len": 32768}),
+        LLAMA3_8B,
+        dict(micro_batch=1, precision="fp8", compile=True, **{**_TITAN8, "seq_len": 32768}),
         8, 83.9 * GIB, tags=("reserved", "torchtitan", "compile"),
     ),
     MeasuredCase(
         "torchtitan-llama31-70b-256gpu-tp8", TORCHTITAN_BENCH,
         "Table 4: Llama 3.1 70B, FSDP 32 x TP 8 on 256 H100, local batch 16, full AC, compile + "
         "Float8: 71.9 GiB",
-        LLAMA31_70B, dict(micro_batch=16, precision="fp8", tp=8, **_TITAN8),
+        LLAMA31_70B, dict(micro_batch=16, precision="fp8", tp=8, compile=True, **_TITAN8),
         256, 71.9 * GIB, tags=("reserved", "torchtitan", "compile", "tp"),
     ),
 ) + tuple(
@@ -859,7 +861,8 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
         f"trainy-llama31-8b-{nodes * 8}gpu", TRAINY_BENCH,
         f"Llama 3.1 8B on {nodes} x 8 H200, local batch 2, compile + Float8: {gib} GiB",
         LLAMA3_8B,
-        dict(micro_batch=2, precision="fp8", checkpoint_mode="selective", **_TITAN8),
+        dict(micro_batch=2, precision="fp8", checkpoint_mode="selective", compile=True,
+             **_TITAN8),
         nodes * 8, gib * GIB, tags=("reserved", "torchtitan", "compile"),
     )
     for nodes, gib in ((4, 47.96), (8, 46.97))

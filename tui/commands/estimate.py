@@ -207,6 +207,10 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
     lines.append(
         f"  {'usable':<12}{_gib(est.usable_bytes)}  of {_gib(est.gpu_memory_bytes).strip()}"
     )
+    lines.append(
+        f"  {'overhead':<12}{_gib(m.overhead_bytes)}  CUDA context, outside the total "
+        "(taken off usable)"
+    )
     if m.logits_bytes >= 0.005 * GIB:
         lines.append(f"  (activations include {m.logits_bytes / GIB:.2f} GiB of logits/loss)")
     lines.append("")

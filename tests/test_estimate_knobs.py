@@ -1,0 +1,90 @@
+"""The trainer knobs of issue 12: each one moves the estimate the way its mechanism says."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.estimate import estimate
+from engine.estimate.constants import CUDA_CONTEXT_BYTES, FRAGMENTATION_MARGIN
+from engine.workload import Workload
+from tests.evidence.memory_cases import A100_80GB, LLAMA3_8B, LLAMA32_3B
+
+
+def mem(**kw):
+    return estimate(Workload(**kw), A100_80GB, kw.pop("_gpus", 1), arch=LLAMA32_3B).memory_per_gpu
+
+
+FULL = dict(method="full", seq_len=4096, micro_batch=2, master_weights=False)
+
+
+def test_optimizer_in_backward_keeps_only_the_largest_gradient():
+    base, fused = mem(**FULL), mem(**FULL, optimizer_in_backward=True)
+    # Llama 3.2 3B: the 128256 x 3072 embedding is the largest tensor; bf16 gradient of it
+    assert fused.gradients_bytes == pytest.approx(128256 * 3072 * 2)
+    assert fused.total_bytes < base.total_bytes
+    assert fused.activations_bytes == base.activations_bytes
+
+
+def test_activation_offload_leaves_two_layers_of_saved_activations():
+    on, off = mem(**FULL, activation_offload=True), mem(**FULL)
+    assert on.activations_bytes < off.activations_bytes
+    assert on.weights_bytes == off.weights_bytes
+
+
+def test_selective_checkpointing_sits_between_full_recompute_and_none():
+    full = mem(**FULL, grad_checkpointing=True)
+    selective = mem(**FULL, grad_checkpointing=True, checkpoint_mode="selective")
+    none = mem(**FULL, grad_checkpointing=False)
+    assert full.activations_bytes < selective.activations_bytes < none.activations_bytes
+
+
+def test_longest_sample_caps_the_padded_peak():
+    padded = mem(**{**FULL, "seq_len": 4096}, longest_sample=1024)
+    short = mem(**{**FULL, "seq_len": 1024})
+    assert padded.total_bytes == pytest.approx(short.total_bytes)
+    # a limit below the longest sample truncates: the limit decides
+    assert mem(**FULL, longest_sample=10_000).total_bytes == pytest.approx(mem(**FULL).total_bytes)
+
+
+def test_compile_saves_fewer_activations():
+    assert mem(**FULL, compile=True).activations_bytes < mem(**FULL).activations_bytes
+
+
+def test_paged_optimizer_state_is_outside_the_allocator_peak():
+    paged = mem(**FULL, optimizer="paged-adamw-8bit")
+    eight = mem(**FULL, optimizer="adamw-8bit")
+    assert paged.optimizer_bytes == 0 < eight.optimizer_bytes
+
+
+def test_cuda_context_is_reported_but_taken_off_usable_not_added_to_total():
+    est = estimate(Workload(**FULL), A100_80GB, 1, arch=LLAMA32_3B)
+    m = est.memory_per_gpu
+    assert m.overhead_bytes == CUDA_CONTEXT_BYTES
+    assert m.total_bytes == pytest.approx(sum(v for _, v in m.parts()))
+    assert est.usable_bytes == pytest.approx(
+        est.gpu_memory_bytes * (1 - FRAGMENTATION_MARGIN) - CUDA_CONTEXT_BYTES
+    )
+    assert est.fits == (m.total_bytes <= est.usable_bytes)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    offload=st.booleans(),
+    in_bwd=st.booleans(),
+    mode=st.sampled_from(["full", "selective"]),
+    longest=st.integers(min_value=1, max_value=8192),
+    method=st.sampled_from(["full", "lora", "qlora"]),
+)
+def test_memory_saving_knobs_never_add_memory(offload, in_bwd, mode, longest, method):
+    base = dict(method=method, seq_len=4096, micro_batch=1, grad_checkpointing=True)
+    plain = estimate(Workload(**base), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu.total_bytes
+    knobs = Workload(
+        **base, activation_offload=offload, optimizer_in_backward=in_bwd, longest_sample=longest
+    )
+    got = estimate(knobs, A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu.total_bytes
+    assert got <= plain + 1
+    selective = Workload(**base, checkpoint_mode=mode)
+    sel = estimate(selective, A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu.total_bytes
+    assert sel >= plain - 1  # selective keeps more than full recompute
