@@ -59,6 +59,7 @@ from engine.estimate.params import (
     linear_params_by_module,
     lora_params,
 )
+from engine.estimate.recipes import recipe_assumptions
 from engine.workload import Workload
 from parts.schema import ModelPreset
 
@@ -238,7 +239,7 @@ def memory_per_gpu(
 ) -> tuple[MemoryBreakdown, list[str]]:
     """Bytes per GPU and the notes that explain the choices made."""
     counts = counts or count_params(arch)
-    notes: list[str] = []
+    notes: list[str] = recipe_assumptions(workload)
     e = activation_element_bytes(workload)
     P = counts.total
     layers = max(1, arch.num_hidden_layers)

@@ -96,3 +96,40 @@ async def test_loaded_workload_shows_its_targets_mfu_and_loss(make_app):
         assert app.screen.query_one("#wl-targets", Input).value == "q,k,o"
         assert app.screen.query_one("#wl-mfu", Input).value == "0.35"
         assert app.screen.query_one("#wl-loss", Select).value == "full"
+
+
+async def test_trainer_recipe_and_memory_knobs_reach_the_workload(make_app):
+    start = Workload(model="llama-3.1-8b", method="lora")
+    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=start)
+    app = make_app(build=build)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        form = app.screen
+        assert form.query_one("#wl-recipe", Select).value == "none"
+
+        # A recipe resets the knobs it governs to "default" so its documented defaults apply.
+        await _choose(pilot, "#wl-recipe", "torchtune")
+        w = app.history.current.workload
+        assert w.recipe == "torchtune"
+        assert (w.loss, w.master_weights, w.lora_rank) == ("chunked", False, 8)
+        assert w.lora_targets == ("q", "v", "o", "gate", "up", "down")
+        assert form.query_one("#wl-optimizer", Select).value == "default"
+        assert form.query_one("#wl-targets", Input).value == ""
+
+        # The new knobs, by keyboard.
+        before = _verdict(app)
+        await _choose(pilot, "#wl-actoff", "on")
+        assert app.history.current.workload.activation_offload is True
+        assert _verdict(app) != before
+        await _choose(pilot, "#wl-ckpt", "on, selective")
+        assert app.history.current.workload.checkpoint_mode == "selective"
+        longest = form.query_one("#wl-longest", Input)
+        await set_input(pilot, longest, "1304")
+        await pilot.pause()
+        assert app.history.current.workload.longest_sample == 1304
+        await set_input(pilot, longest, "0")
+        await pilot.pause()
+        assert "Longest sample" in _verdict(app) and "INPUT" in _verdict(app)
+        assert app.history.current.workload.longest_sample != 0  # the bad value never lands

@@ -11,7 +11,9 @@ import argparse
 
 from pydantic import ValidationError
 
-from engine.workload import Workload, parse_count, parse_lora_targets
+from engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
+from engine.workload import Workload
+from engine.workload_text import WorkloadTextError, parse_field
 from tui.cli import UsageError
 
 METHODS = ("inference", "lora", "qlora", "full", "pretrain")
@@ -21,6 +23,7 @@ OFFLOADS = ("none", "optimizer", "params")
 PARALLELS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 LOSSES = ("full", "chunked")
 SERVING_ENGINES = ("optimized", "eager")
+CHECKPOINT_MODES = ("full", "selective")
 
 # argparse dest -> Workload field, for error messages that name the flag the user typed.
 _FLAG_OF_FIELD = {
@@ -46,7 +49,29 @@ _FLAG_OF_FIELD = {
     "tokens_per_user_s": "--tokens-per-user-s",
     "output_len": "--output-len",
     "serving_engine": "--serving-engine",
+    "checkpoint_mode": "--checkpoint-mode",
+    "activation_offload": "--activation-offload",
+    "optimizer_in_backward": "--optimizer-in-backward",
+    "longest_sample": "--longest-sample",
+    "compile": "--compile",
+    "recipe": "--recipe",
 }
+
+
+def _text(field: str):
+    """An argparse type that parses with the engine's one workload-text parser."""
+
+    def parse(text: str):
+        try:
+            value = parse_field(field, text)
+        except WorkloadTextError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        if value is None:
+            raise argparse.ArgumentTypeError(f"{text!r}: empty value")
+        return value
+
+    parse.__name__ = field  # argparse names the type in its messages
+    return parse
 
 
 def _positive_int(text: str) -> int:
@@ -59,6 +84,10 @@ def _positive_int(text: str) -> int:
     return value
 
 
+_count = _text("tokens")
+_targets = _text("lora_targets")
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -67,22 +96,6 @@ def _positive_float(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
     return value
-
-
-def _count(text: str) -> float:
-    try:
-        return parse_count(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: {exc}; write a number with an optional k/M/B/T suffix, e.g. 300B"
-        ) from None
-
-
-def _targets(text: str) -> tuple[str, ...]:
-    try:
-        return parse_lora_targets(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = True) -> None:
@@ -169,6 +182,45 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         help="optimized (default: CUDA graphs, as TensorRT-LLM / vLLM / SGLang) or eager "
         "(no CUDA graphs: plain PyTorch, vLLM --enforce-eager)",
     )
+    g.add_argument(
+        "--recipe",
+        choices=RECIPE_NAMES,
+        default=None,
+        help="fill unset knobs with a trainer's documented defaults (shown in the assumptions)",
+    )
+    g.add_argument(
+        "--checkpoint-mode",
+        choices=CHECKPOINT_MODES,
+        default=None,
+        help="what recompute keeps: full (layer inputs only; default) or selective "
+        "(torchtitan per-op SAC: matmul and attention outputs)",
+    )
+    g.add_argument(
+        "--activation-offload",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="saved activations wait in CPU memory (torchtune / Unsloth); default off",
+    )
+    g.add_argument(
+        "--optimizer-in-backward",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="optimizer step fused into the backward, one gradient at a time (torchtune "
+        "optimizer_in_bwd); default off",
+    )
+    g.add_argument(
+        "--longest-sample",
+        type=_text("longest_sample"),
+        metavar="N",
+        help="batches padded to their longest sample: the data set's longest sample in tokens "
+        "sets the peak (default: every sequence is --seq-len)",
+    )
+    g.add_argument(
+        "--compile",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="torch.compile: fused norms and SwiGLU keep fewer activations; default off",
+    )
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
@@ -213,6 +265,11 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "tokens_per_user_s",
         "output_len",
         "serving_engine",
+        "checkpoint_mode",
+        "activation_offload",
+        "optimizer_in_backward",
+        "longest_sample",
+        "compile",
     ):
         value = getattr(args, dest, None)
         if value is not None:
@@ -220,6 +277,10 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
     parallel = getattr(args, "parallel", None)
     if parallel is not None:
         fields["parallel"] = "zero3" if parallel == "fsdp" else parallel
+    try:
+        fields = apply_recipe(fields, getattr(args, "recipe", None))
+    except RecipeError as exc:
+        raise UsageError(f"--recipe: {exc}") from None
     try:
         return Workload(**fields)
     except ValidationError as exc:

@@ -1,6 +1,12 @@
 """The workload form: model (searchable presets, or a config.json path / Hugging Face id),
-method, precision, sequence length, batch, parallelism, LoRA rank and targets, tokens, target
-days, MFU override and loss implementation.
+trainer recipe, method, precision, sequence length, batch, parallelism, LoRA rank and targets,
+tokens, target days, MFU override, loss implementation and the memory knobs (checkpointing mode,
+activation offload, optimizer in backward, longest sample, torch.compile).
+
+A trainer recipe fills every knob left at "default" (or blank) with that trainer's documented
+defaults (engine.estimate.recipes); choosing a recipe resets those knobs to "default" so the
+recipe shows through.  Text fields are parsed by the engine's one workload-text parser
+(engine.workload_text), the same one the CLI uses.
 
 Every change builds an ``engine.workload.Workload`` and posts ``WorkloadForm.Changed``; the
 screen puts it on the build and the engine's verdict is shown above the form.  A value that
@@ -11,21 +17,16 @@ from __future__ import annotations
 
 from typing import get_args
 
-from pydantic import ValidationError
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static
 
+from engine.estimate.recipes import RECIPE_NAMES
 from engine.report import Report
-from engine.workload import (
-    LORA_MODULES,
-    LORA_TARGET_SETS,
-    Workload,
-    parse_count,
-    parse_lora_targets,
-)
+from engine.workload import LORA_MODULES, LORA_TARGET_SETS, Workload
+from engine.workload_text import WorkloadTextError, build_workload, parse_field
 from tui.widgets.budgets import budget_text, fmt_amount
 from tui.widgets.findings import finding_text
 
@@ -33,7 +34,24 @@ METHODS = ("inference", "lora", "qlora", "full", "pretrain")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
 OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
 OFFLOAD = ("none", "optimizer", "params")
-CHECKPOINTING = (("auto (on for training)", "auto"), ("on", "on"), ("off", "off"))
+CHECKPOINTING = (
+    ("auto (on for training)", "auto"),
+    ("on, full", "on"),
+    ("on, selective", "selective"),
+    ("off", "off"),
+)
+RECIPES = (("none", "none"), *((r, r) for r in RECIPE_NAMES))
+ON_OFF = (("default", "default"), ("on", "on"), ("off", "off"))
+# Knobs a recipe fills; choosing a recipe resets them so its defaults show through.
+RECIPE_SELECTS = (
+    "#wl-optimizer",
+    "#wl-ckpt",
+    "#wl-loss",
+    "#wl-actoff",
+    "#wl-optbwd",
+    "#wl-compile",
+)
+RECIPE_INPUTS = ("#wl-rank", "#wl-targets")
 PARALLEL = (
     ("auto (zero3 when >1 GPU)", "auto"),
     ("ddp", "ddp"),
@@ -70,6 +88,8 @@ FIELD_LABELS = {
     "users": "Users (serving)",
     "tokens_per_user_s": "Tokens/s per user",
     "serving_engine": "Serving engine",
+    "longest_sample": "Longest sample",
+    "recipe": "Trainer recipe",
 }
 
 
@@ -108,6 +128,8 @@ class WorkloadForm(Vertical):
             )
             yield Label("or config / HF id")
             yield Input(placeholder="config.json path or org/model, then Enter", id="wl-config")
+            yield Label("Trainer recipe")
+            yield Select(RECIPES, value="none", allow_blank=False, id="wl-recipe")
             yield Label("Method")
             yield Select(
                 [(m, m) for m in METHODS], value="inference", allow_blank=False, id="wl-method"
@@ -126,7 +148,10 @@ class WorkloadForm(Vertical):
             yield Input("1", type="integer", id="wl-tp")
             yield Label("Optimizer")
             yield Select(
-                [(o, o) for o in OPTIMIZERS], value="adamw", allow_blank=False, id="wl-optimizer"
+                [("default", "default"), *((o, o) for o in OPTIMIZERS)],
+                value="default",
+                allow_blank=False,
+                id="wl-optimizer",
             )
             yield Label("CPU offload")
             yield Select(
@@ -157,6 +182,14 @@ class WorkloadForm(Vertical):
                 allow_blank=False,
                 id="wl-engine",
             )
+            yield Label("Activation offload")
+            yield Select(ON_OFF, value="default", allow_blank=False, id="wl-actoff")
+            yield Label("Optimizer in bwd")
+            yield Select(ON_OFF, value="default", allow_blank=False, id="wl-optbwd")
+            yield Label("Longest sample")
+            yield Input(placeholder="tokens; blank = every sequence full", id="wl-longest")
+            yield Label("torch.compile")
+            yield Select(ON_OFF, value="default", allow_blank=False, id="wl-compile")
 
     def load(self, w: Workload | None) -> None:
         """Show ``w`` in the fields without posting Changed."""
@@ -173,10 +206,26 @@ class WorkloadForm(Vertical):
             self.query_one("#wl-tp", Input).value = str(w.tp)
             self.query_one("#wl-optimizer", Select).value = w.optimizer
             self.query_one("#wl-offload", Select).value = w.offload
+            self.query_one("#wl-recipe", Select).value = w.recipe or "none"
             self.query_one("#wl-ckpt", Select).value = (
                 "auto"
                 if w.grad_checkpointing is None
-                else ("on" if w.grad_checkpointing else "off")
+                else (
+                    ("selective" if w.checkpoint_mode == "selective" else "on")
+                    if w.grad_checkpointing
+                    else "off"
+                )
+            )
+            for fid, value in (
+                ("#wl-actoff", w.activation_offload),
+                ("#wl-optbwd", w.optimizer_in_backward),
+                ("#wl-compile", w.compile),
+            ):
+                self.query_one(fid, Select).value = (
+                    "default" if value is None else ("on" if value else "off")
+                )
+            self.query_one("#wl-longest", Input).value = (
+                "" if w.longest_sample is None else str(w.longest_sample)
             )
             self.query_one("#wl-rank", Input).value = str(w.lora_rank)
             self.query_one("#wl-targets", Input).value = fmt_targets(w.lora_targets)
@@ -209,53 +258,41 @@ class WorkloadForm(Vertical):
         fields["precision"] = self.query_one("#wl-precision", Select).value
         par = self.query_one("#wl-parallel", Select).value
         fields["parallel"] = None if par == "auto" else par
-        fields["optimizer"] = self.query_one("#wl-optimizer", Select).value
+        optimizer = self.query_one("#wl-optimizer", Select).value
+        fields["optimizer"] = None if optimizer == "default" else optimizer
         fields["offload"] = self.query_one("#wl-offload", Select).value
         ckpt = self.query_one("#wl-ckpt", Select).value
-        fields["grad_checkpointing"] = None if ckpt == "auto" else ckpt == "on"
+        fields["grad_checkpointing"] = None if ckpt == "auto" else ckpt != "off"
+        if ckpt == "selective":
+            fields["checkpoint_mode"] = "selective"
         loss = self.query_one("#wl-loss", Select).value
-        if loss != "default":
-            fields["loss"] = loss
-        for fid, name, label in (
-            ("#wl-seq", "seq_len", "Sequence length"),
-            ("#wl-batch", "micro_batch", "Micro-batch"),
-            ("#wl-tp", "tp", "Tensor parallel"),
-            ("#wl-rank", "lora_rank", "LoRA rank"),
+        fields["loss"] = None if loss == "default" else loss
+        for fid, name in (
+            ("#wl-actoff", "activation_offload"),
+            ("#wl-optbwd", "optimizer_in_backward"),
+            ("#wl-compile", "compile"),
         ):
-            text = self.query_one(fid, Input).value.strip()
-            if not text:
+            value = self.query_one(fid, Select).value
+            fields[name] = None if value == "default" else value == "on"
+        for fid, name, required in (
+            ("#wl-seq", "seq_len", True),
+            ("#wl-batch", "micro_batch", True),
+            ("#wl-tp", "tp", True),
+            ("#wl-rank", "lora_rank", False),
+            ("#wl-targets", "lora_targets", False),
+            ("#wl-tokens", "tokens", False),
+            ("#wl-days", "target_days", False),
+            ("#wl-mfu", "mfu", False),
+            ("#wl-longest", "longest_sample", False),
+        ):
+            text = self.query_one(fid, Input).value
+            label = FIELD_LABELS.get(name, name)
+            try:
+                fields[name] = parse_field(name, text)
+            except WorkloadTextError as exc:
+                return None, f"{label}: {exc}"
+            if required and fields[name] is None:
                 return None, f"{label}: type a whole number"
-            try:
-                fields[name] = int(text)
-            except ValueError:
-                return None, f"{label}: {text!r} is not a whole number"
-        targets = self.query_one("#wl-targets", Input).value.strip()
-        if targets:
-            try:
-                fields["lora_targets"] = parse_lora_targets(targets)
-            except ValueError:
-                return None, f"LoRA targets: {targets!r}; type {LORA_TARGETS_HELP}"
-        tokens = self.query_one("#wl-tokens", Input).value.strip()
-        if tokens:
-            try:
-                fields["tokens"] = parse_count(tokens)
-            except ValueError:
-                return None, f"Tokens to train: {tokens!r}; type a number like 2B or 300M"
-        days = self.query_one("#wl-days", Input).value.strip()
-        if days:
-            try:
-                fields["target_days"] = float(days)
-            except ValueError:
-                return None, f"Target days: {days!r} is not a number"
-        mfu = self.query_one("#wl-mfu", Input).value.strip()
-        if mfu:
-            try:
-                fields["mfu"] = float(mfu)
-            except ValueError:
-                return None, (
-                    f"MFU override: {mfu!r} is not a number; type a fraction such as 0.4, "
-                    "or clear it for the estimator's default"
-                )
         users = self.query_one("#wl-users", Input).value.strip()
         if users:
             try:
@@ -271,13 +308,12 @@ class WorkloadForm(Vertical):
         engine = self.query_one("#wl-engine", Select).value
         if engine != "optimized":
             fields["serving_engine"] = engine
+        recipe = self.query_one("#wl-recipe", Select).value
         try:
-            return Workload(**fields), None
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = [str(x) for x in err["loc"]]
-            where = (FIELD_LABELS.get(loc[0], ".".join(loc)) if loc else "") or "workload"
-            return None, f"{where}: {err['msg']}"
+            return build_workload(fields, None if recipe == "none" else str(recipe)), None
+        except WorkloadTextError as exc:
+            where = FIELD_LABELS.get(exc.field, exc.field) or "workload"
+            return None, f"{where}: {exc}"
 
     def _by_user(self, widget) -> bool:
         """Only edits the user makes count: ``load()`` sets values programmatically, and the
@@ -299,8 +335,16 @@ class WorkloadForm(Vertical):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if self._by_user(event.select):
-            self._emit()
+        if not self._by_user(event.select):
+            return
+        if event.select.id == "wl-recipe":
+            # let the new recipe's defaults show through the knobs it governs
+            with self.prevent(Input.Changed, Select.Changed):
+                for fid in RECIPE_SELECTS:
+                    self.query_one(fid, Select).value = "auto" if fid == "#wl-ckpt" else "default"
+                for fid in RECIPE_INPUTS:
+                    self.query_one(fid, Input).value = ""
+        self._emit()
 
     def _emit(self) -> None:
         w, problem = self.read()

@@ -1,0 +1,107 @@
+"""Workload values typed as text (CLI flags, the app's workload form) -> a validated Workload.
+
+One parser for both front ends: ``parse_field(name, text)`` turns the text of one field into
+its value or raises :class:`WorkloadTextError` naming the field and what to type;
+``build_workload(fields, recipe)`` fills the recipe's documented defaults
+(engine.estimate.recipes) into the fields the user left unset and validates the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
+from engine.workload import (
+    LORA_MODULES,
+    LORA_TARGET_SETS,
+    Workload,
+    parse_count,
+    parse_lora_targets,
+)
+
+#: Field -> what to type, for messages.
+FIELD_HELP: dict[str, str] = {
+    "seq_len": "a whole number of tokens, e.g. 4096",
+    "micro_batch": "a whole number of sequences, e.g. 2",
+    "tp": "a whole number, e.g. 8",
+    "lora_rank": "a whole number, e.g. 16",
+    "longest_sample": "a whole number of tokens (the data set's longest sample), or blank",
+    "lora_targets": f"{', '.join(LORA_TARGET_SETS)} or a comma list of {','.join(LORA_MODULES)}",
+    "tokens": "a number with an optional k/M/B/T suffix, e.g. 300B",
+    "target_days": "a number of days, e.g. 7",
+    "mfu": "a fraction such as 0.4",
+    "recipe": ", ".join(RECIPE_NAMES),
+}
+
+
+class WorkloadTextError(ValueError):
+    """A field's text does not parse; ``field`` names it, the message says what to type."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _whole(text: str) -> int:
+    value = int(text.strip().replace("_", "").replace(",", ""))
+    if value < 1:
+        raise ValueError("must be 1 or more")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise ValueError("must be greater than 0")
+    return value
+
+
+def _recipe(text: str) -> str:
+    if text not in RECIPE_NAMES:
+        raise ValueError(f"unknown recipe {text!r}")
+    return text
+
+
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "seq_len": _whole,
+    "micro_batch": _whole,
+    "tp": _whole,
+    "lora_rank": _whole,
+    "longest_sample": _whole,
+    "lora_targets": parse_lora_targets,
+    "tokens": parse_count,
+    "target_days": _positive,
+    "mfu": _positive,
+    "recipe": _recipe,
+}
+
+
+def parse_field(name: str, text: str) -> Any:
+    """The value of workload field ``name`` typed as ``text`` (blank -> None)."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return _PARSERS[name](text)
+    except (ValueError, TypeError):
+        raise WorkloadTextError(
+            name, f"{text!r} is not valid; type {FIELD_HELP.get(name, 'a valid value')}"
+        ) from None
+
+
+def build_workload(fields: Mapping[str, Any], recipe: str | None = None) -> Workload:
+    """The Workload of ``fields`` (None = unset) with ``recipe``'s defaults filled in."""
+    given = {k: v for k, v in fields.items() if v is not None}
+    try:
+        completed = apply_recipe(given, recipe)
+    except RecipeError as exc:
+        raise WorkloadTextError("recipe", str(exc)) from None
+    try:
+        return Workload(**completed)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = err.get("loc") or ()
+        raise WorkloadTextError(str(loc[0]) if loc else "workload", err["msg"]) from None
