@@ -184,6 +184,16 @@ def unsupported(workload: Workload) -> str | None:
         return "tensor parallelism needs several GPUs; this bench runs one"
     if workload.loss == "chunked":
         return "the chunked loss is torchtune's; this bench runs the Hugging Face loss"
+    knobs = {
+        "selective checkpointing": workload.checkpoint_mode == "selective",
+        "activation offloading": bool(workload.activation_offload),
+        "optimizer in backward": bool(workload.optimizer_in_backward),
+        "torch.compile": bool(workload.compile),
+        "padded batches (--longest-sample)": workload.longest_sample is not None,
+    }
+    wanted = [name for name, on in knobs.items() if on]
+    if wanted:
+        return f"{', '.join(wanted)} not implemented in this bench; measure without"
     return None
 
 

@@ -92,6 +92,9 @@ def test_unsupported_workloads_are_refused_with_a_reason():
     assert mod.unsupported(Workload(method="full", offload="optimizer"))
     assert mod.unsupported(Workload(method="full", tp=2))
     assert mod.unsupported(Workload(method="lora")) is None
+    assert "activation offloading" in mod.unsupported(
+        Workload(method="lora", activation_offload=True)
+    )
 
 
 def test_accuracy_table_lists_every_case_and_the_gated_summary():
