@@ -197,19 +197,26 @@ def selective_kept_bytes_per_token(dims: LayerDims, e: float, *, moe_layer: bool
     return e * (2 * dims.hidden + dims.q_dim + dims.v_dim + dims.o_dim + inter)
 
 
-def kept_across_layers_bytes_per_token(arch: ModelPreset, workload: Workload, e: float) -> float:
-    """Bytes per token every layer keeps until its backward (checkpoint inputs or everything)."""
-    dims = layer_dims(arch)
-    dense, moe = layer_split(arch)
+def kept_across_layers_bytes_per_token(
+    dims: LayerDims,
+    workload: Workload,
+    e: float,
+    *,
+    layers: tuple[int, int],
+    per_layer: tuple[float, float],
+) -> float:
+    """Bytes per token every layer keeps until its backward (checkpoint inputs or everything).
+
+    ``layers`` = (dense, MoE) layer counts; ``per_layer`` = what each keeps without recompute.
+    """
+    dense, moe = layers
     if workload.checkpointing and workload.selective_checkpointing:
         return dense * selective_kept_bytes_per_token(dims, e) + moe * (
             selective_kept_bytes_per_token(dims, e, moe_layer=True)
         )
     if workload.checkpointing:
         return (dense + moe) * e * dims.hidden
-    dense_l = layer_bytes_per_token(dims, workload, e) if dense else 0.0
-    moe_l = layer_bytes_per_token(dims, workload, e, moe_layer=True) if moe else 0.0
-    return dense * dense_l + moe * moe_l
+    return dense * per_layer[0] + moe * per_layer[1]
 
 
 def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> float:
@@ -230,7 +237,9 @@ def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, t
     tokens = workload.peak_seq_len * workload.micro_batch
     dense_l = layer_bytes_per_token(dims, workload, e) if dense else 0.0
     moe_l = layer_bytes_per_token(dims, workload, e, moe_layer=True) if moe else 0.0
-    kept = kept_across_layers_bytes_per_token(arch, workload, e)
+    kept = kept_across_layers_bytes_per_token(
+        dims, workload, e, layers=(dense, moe), per_layer=(dense_l, moe_l)
+    )
     if workload.activation_offload:
         kept = min(kept, 2 * kept / layers)
     per_token = kept
