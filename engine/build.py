@@ -11,7 +11,9 @@ from parts.bounds import FloatSized, PartCount, PositivePartCount, float_range
 from parts.schema import MAX_SKU_CHARS
 
 InputVoltage = Literal["200-240", "100-127"]
-Redundancy = Literal["N+1", "N+N"]
+# N+1: any one PSU may fail; N+N: one of two feeds may fail; "chassis": the scheme the chassis
+# record specifies (e.g. 4+2, 3+3), see engine.power_model.usable_units.
+Redundancy = Literal["N+1", "N+N", "chassis"]
 SiteCooling = Literal["air", "liquid"]
 #: A part number (the longest real SKU is ~40 characters) and a slot or bay id.
 Sku = Annotated[str, StringConstraints(max_length=MAX_SKU_CHARS)]

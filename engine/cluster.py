@@ -8,8 +8,13 @@ Fabric sizing (folded Clos / fat tree, Leiserson 1985; Al-Fares et al., "A Scala
 Data Center Network Architecture", SIGCOMM 2008): with switches of radix ``k`` a non-blocking
 two-tier leaf/spine tree gives each leaf ``k/2`` host ports and ``k/2`` uplinks and serves at most
 ``k**2 / 2`` hosts; a three-tier tree serves at most ``k**3 / 4``.  Switch radix per NIC speed
-comes from the vendor pages in :data:`SWITCHES`.  Switch power and price are not in the catalog,
-so totals here cover the servers only and say so.
+comes from the vendor pages in :data:`SWITCHES`.
+
+Power: nodes x the node's worst case at the wall, plus the fabric: each switch's optics (cages x
+the per-cage power class the switch supports, from its user manual) and the switch's own power
+where a source gives it.  A switch whose own power is not published is counted without it and
+the plan says "not verified".  Racks hold the nodes and the fabric's watts (the switches' rack
+space is not modelled).
 """
 
 from __future__ import annotations
@@ -28,29 +33,56 @@ class SwitchModel(BaseModel):
     port_gbps: int
     radix: int
     source: str
+    sku: str = Field(description="vendor part number, the key a price list prices it by")
+    power_w: float | None = Field(None, description="the switch's own maximum, optics excluded")
+    optics_cages: int | None = None
+    optics_w_per_cage: float | None = Field(None, description="the cage power class it supports")
+    power_source: str = ""
+
+    @property
+    def optics_w(self) -> float | None:
+        if self.optics_cages is None or self.optics_w_per_cage is None:
+            return None
+        return self.optics_cages * self.optics_w_per_cage
 
 
 # Port count at each speed, from NVIDIA's product pages.  Quantum-2 (QM9700/QM9790) has 32 OSFP
-# cages = 64 ports of NDR 400 Gb/s, or 128 ports of NDR200 200 Gb/s in split mode.  Quantum-X800
-# (Q3400) has 144 ports of XDR 800 Gb/s.
+# cages = 64 ports of NDR 400 Gb/s, or 128 ports of NDR200 200 Gb/s in split mode; its user manual
+# says the system supports Class 8 (17 W) OSFP transceivers in every cage (optics up to
+# 32 x 17 = 544 W).  Quantum-X800 (Q3400) has 144 ports of XDR 800 Gb/s.  Neither switch's own
+# maximum power was in a reachable source, so power_w stays unknown ("not verified").
+_QM97_POWER = (
+    "https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces: 'The system offers Class 8 "
+    "(17W) OSFP112 transceivers support' (32 OSFP cages); the switch's own power: not found"
+)
 SWITCHES: tuple[SwitchModel, ...] = (
     SwitchModel(
         name="NVIDIA Quantum-2 QM9700 (NDR200 split mode)",
         port_gbps=200,
         radix=128,
         source="https://www.nvidia.com/en-us/networking/infiniband/qm9700/",
+        sku="MQM9700-NS2F",
+        optics_cages=32,
+        optics_w_per_cage=17,
+        power_source=_QM97_POWER,
     ),
     SwitchModel(
         name="NVIDIA Quantum-2 QM9700",
         port_gbps=400,
         radix=64,
         source="https://www.nvidia.com/en-us/networking/infiniband/qm9700/",
+        sku="MQM9700-NS2F",
+        optics_cages=32,
+        optics_w_per_cage=17,
+        power_source=_QM97_POWER,
     ),
     SwitchModel(
         name="NVIDIA Quantum-X800 Q3400",
         port_gbps=800,
         radix=144,
         source="https://www.nvidia.com/en-us/networking/products/infiniband/quantum-x800/",
+        sku="Q3400-RA",
+        power_source="switch and optics power: not found in a reachable source",
     ),
 )
 
@@ -77,6 +109,16 @@ class Fabric(BaseModel):
     @property
     def switches(self) -> int:
         return self.leaves + self.spines + self.cores
+
+    @property
+    def power_w(self) -> float:
+        """What is known of the fabric's draw: switches' own power and optics where published."""
+        per = (self.switch.power_w or 0) + (self.switch.optics_w or 0)
+        return self.switches * per
+
+    @property
+    def power_verified(self) -> bool:
+        return self.switch.power_w is not None and self.switch.optics_w is not None
 
 
 def size_fabric(endpoints: int, switch: SwitchModel) -> Fabric:
@@ -130,8 +172,15 @@ class ClusterPlan(BaseModel):
         return self.nodes * self.gpus_per_node
 
     @property
-    def total_power_w(self) -> float | None:
+    def servers_power_w(self) -> float | None:
         return None if self.node_power_w is None else self.nodes * self.node_power_w
+
+    @property
+    def total_power_w(self) -> float | None:
+        """Servers at their worst case at the wall plus what is known of the fabric."""
+        if self.servers_power_w is None:
+            return None
+        return self.servers_power_w + (self.fabric.power_w if self.fabric else 0.0)
 
     @property
     def racks(self) -> int | None:
@@ -168,8 +217,15 @@ class ClusterPlan(BaseModel):
                 "spines": fab.spines,
                 "cores": fab.cores,
                 "switches": fab.switches,
+                "switch_sku": fab.switch.sku,
+                "switch_power_w": fab.switch.power_w,
+                "switch_optics_w": fab.switch.optics_w,
+                "switch_power_source": fab.switch.power_source,
             },
             "node_power_w": self.node_power_w,
+            "servers_power_w": self.servers_power_w,
+            "fabric_power_w": None if fab is None else fab.power_w,
+            "fabric_power_verified": None if fab is None else fab.power_verified,
             "total_power_w": self.total_power_w,
             "kw_per_rack": self.kw_per_rack,
             "racks": self.racks,
@@ -191,8 +247,7 @@ def plan_cluster(
     kw_per_rack: float = DEFAULT_KW_PER_RACK,
 ) -> ClusterPlan:
     notes: list[str] = [
-        "Switch power and price, cabling and optics are not in the catalog: totals cover the "
-        "servers only."
+        "Node power is each server's worst case at the wall (AC, PSU losses included)."
     ]
     fabric = None
     if nic_gbps and nics_per_node:
@@ -201,6 +256,21 @@ def plan_cluster(
             notes.append(f"No listed switch runs {nic_gbps} Gb/s ports; fabric not sized.")
         else:
             fabric = size_fabric(nodes * nics_per_node, switch)
+            if not fabric.power_verified:
+                known = (
+                    f"optics counted at {switch.optics_w:,.0f} W per switch"
+                    if switch.optics_w is not None
+                    else "nothing of it counted"
+                )
+                notes.append(
+                    f"Fabric power not verified: {switch.name}'s own power is not published in "
+                    f"a source we could reach ({known}); cabling and host-side optics are in "
+                    "the NICs' figures or not counted."
+                )
+            notes.append(
+                f"Switch price: price list entry {switch.sku} x {fabric.switches} (not in the "
+                "server quote)."
+            )
     elif nodes > 1:
         notes.append("The node build has no high-speed NIC; fabric not sized.")
     if node_power_w is None:
@@ -250,8 +320,14 @@ def cluster_markdown(plan: ClusterPlan) -> str:
             f"[source]({fab.switch.source})) |"
         )
     if plan.total_power_w is not None:
+        fabric = ""
+        if fab is not None:
+            fabric = f", fabric {fab.power_w / 1000:,.1f} kW" + (
+                "" if fab.power_verified else " (not verified)"
+            )
         lines.append(
-            f"| power | {plan.total_power_w / 1000:,.1f} kW ({plan.node_power_w:,.0f} W per node) |"
+            f"| power | {plan.total_power_w / 1000:,.1f} kW at the wall "
+            f"({plan.node_power_w:,.0f} W per node{fabric}) |"
         )
         lines.append(f"| racks | {plan.racks} at {plan.kw_per_rack:g} kW per rack |")
     else:

@@ -126,4 +126,5 @@ def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -
         findings=sort_findings(ctx.findings),
         budgets=tuple(ctx.budgets),
         estimate=ctx.estimate,
+        power=ctx.power_figures,
     )

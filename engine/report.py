@@ -52,6 +52,42 @@ class Budget(BaseModel):
         return self.used / self.available
 
 
+class PowerFigures(BaseModel):
+    """Worst-case and typical draw of one server, DC (what the PSUs deliver) and AC (at the
+    wall), with what is derived and whether every figure was known."""
+
+    model_config = ConfigDict(frozen=True)
+
+    worst_dc_w: float
+    worst_ac_w: float
+    typical_ac_w: float
+    typical_mode: str
+    typical_basis: str
+    efficiency: float = Field(description="PSU efficiency at the worst-case load point")
+    efficiency_basis: str
+    derived_w: float = Field(0.0, description="watts that come from derived (tier C) figures")
+    derived: tuple[str, ...] = ()
+    could_move_pct: float = Field(description="how far the total could move, +/- percent")
+    verified: bool = Field(description="False: a figure or rating is unknown: not verified")
+    not_verified: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "worst_case_dc_w": round(self.worst_dc_w, 1),
+            "worst_case_ac_w": round(self.worst_ac_w, 1),
+            "typical_ac_w": round(self.typical_ac_w, 1),
+            "typical_mode": self.typical_mode,
+            "typical_basis": self.typical_basis,
+            "psu_efficiency": round(self.efficiency, 4),
+            "psu_efficiency_basis": self.efficiency_basis,
+            "derived_w": round(self.derived_w, 1),
+            "derived": list(self.derived),
+            "could_move_pct": round(self.could_move_pct, 1),
+            "verified": self.verified,
+            "not_verified": list(self.not_verified),
+        }
+
+
 class Report(BaseModel):
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
@@ -59,6 +95,8 @@ class Report(BaseModel):
     budgets: tuple[Budget, ...] = ()
     # The estimator's result when the build has a workload, else None.
     estimate: Estimate | None = None
+    # Worst-case / typical draw at the wall (engine.rules.power), None before a chassis is known.
+    power: PowerFigures | None = None
 
     def of(self, severity: Severity) -> list[Finding]:
         return [f for f in self.findings if f.severity == severity]

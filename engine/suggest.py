@@ -43,6 +43,7 @@ from engine.build import BridgeFit, Build, DriveFit, Environment, InputVoltage, 
 from engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
 from engine.edits import AddBridge, Move, RemoveBridge, SetCount, SetDrives
 from engine.node_search import fewest_passing
+from engine.power_model import FANS_BOARD_SHARE, usable_units
 from engine.pricing import PriceList, Quote, quote_build
 from engine.report import Report
 from engine.workload import Workload
@@ -188,10 +189,19 @@ def _psu_watts(psu: Psu, voltage: str) -> int | None:
     return psu.watts_high_line if voltage == "200-240" else psu.watts_low_line
 
 
-def psu_count_for(draw_w: float, watts: int, policy: str, bays: int | None) -> int | None:
-    """Fewest PSUs so the load survives the policy: N+1 -> (n-1)*W >= draw; N+N -> n/2*W >= draw."""
+def psu_count_for(
+    draw_w: float, watts: int, policy: str, bays: int | None, scheme: str | None = None
+) -> int | None:
+    """Fewest PSUs so the load survives the policy: N+1 -> (n-1)*W >= draw; N+N -> n/2*W >= draw;
+    "chassis" -> the chassis' a+b scheme (engine.power_model.usable_units)."""
     if policy == "N+N":
         n = 2 * max(1, math.ceil(draw_w / watts))
+    elif policy == "chassis":
+        top = bays or 16
+        n = next(
+            (k for k in range(2, top + 1) if usable_units(k, policy, scheme) * watts >= draw_w),
+            top + 1,
+        )
     else:
         n = max(1, math.ceil(draw_w / watts)) + 1
     if bays is not None and n > bays:
@@ -552,6 +562,8 @@ def draw_estimate(build: Build, catalog: Catalog) -> float:
     ch = catalog.chassis.get(build.chassis)
     if ch and ch.system_overhead_w:
         w += ch.system_overhead_w
+    elif ch:
+        w *= 1 + FANS_BOARD_SHARE  # the derived fans/board share, as engine.rules.power adds it
     return w
 
 
@@ -564,7 +576,11 @@ def _with_psu(
     best: tuple | None = None
     for p in psus:
         watts = _psu_watts(p, build.env.input_voltage)
-        n = psu_count_for(draw, watts, build.env.redundancy, ch.psu_bays) if watts else None
+        n = (
+            psu_count_for(draw, watts, build.env.redundancy, ch.psu_bays, ch.psu_redundancy)
+            if watts
+            else None
+        )
         if n is None:
             continue
         unit = prices.price(p.sku) if prices is not None else None
@@ -861,8 +877,13 @@ def _validate(ctx: _Ctx, cand: _Cand) -> tuple[Build, Report] | None:
 
 
 def _finish(ctx: _Ctx, cand: _Cand, build: Build, report: Report) -> Suggestion | None:
+    # per node: the worst-case draw at the wall (what circuits, racks and TCO are sized on);
+    # an evaluator without wall figures falls back to the power budget
     budget = report.budget("power")
-    power = budget.used if budget is not None else None
+    if report.power is not None:
+        power: float | None = report.power.worst_ac_w
+    else:
+        power = budget.used if budget is not None else None
     quote = quote_build(build, ctx.prices) if ctx.prices is not None else None
     cons = ctx.cons
     if cons.max_power_w is not None and (power is None or power > cons.max_power_w):

@@ -192,6 +192,15 @@ class Chassis(Record):
     system_overhead_w: SystemWatts | None = Field(
         None, description="fans, board, BMC at full load, when the vendor publishes it"
     )
+    psu_redundancy: str | None = Field(
+        None,
+        pattern=r"^\s*\d+\s*\+\s*\d+\s*$",
+        description="the PSU scheme the vendor specifies, 'a+b': a units carry the load, b spare",
+    )
+    airflow_cfm: float | None = Field(None, gt=0, description="published airflow at full load")
+    liquid_heat_share: float | None = Field(
+        None, ge=0, le=1, description="share of the heat the cold plates take (liquid systems)"
+    )
 
 
 # --------------------------------------------------------------------------- GPUs
@@ -230,6 +239,9 @@ class Baseboard(Record):
     board_power_w: SystemWatts | None = Field(
         None, description="beyond the GPUs' TDP (NVSwitch, retimers)"
     )
+    power_method: str | None = Field(
+        None, description="set when board_power_w is derived (tier C): how, and from what"
+    )
 
 
 class Bridge(Record):
@@ -263,6 +275,9 @@ class Dimm(Record):
     type: Literal["DDR5 RDIMM", "DDR5 MRDIMM", "DDR4 RDIMM"]
     speed_mts: MemoryMTs
     power_w: PartWatts | None = None
+    power_method: str | None = Field(
+        None, description="set when power_w is derived (tier C): how, and from what"
+    )
 
 
 class Nic(Record):
@@ -278,6 +293,9 @@ class Nic(Record):
     )
     width_slots: WidthSlots = 1
     power_w: PartWatts | None = None
+    power_method: str | None = Field(
+        None, description="set when power_w is derived (tier C): how, and from what"
+    )
 
 
 class Drive(Record):
@@ -286,6 +304,9 @@ class Drive(Record):
     interface: Literal["nvme", "sata", "sas"]
     capacity_tb: DriveTB
     power_w: PartWatts | None = None
+    power_method: str | None = Field(
+        None, description="set when power_w is derived (tier C): how, and from what"
+    )
 
 
 class Psu(Record):
@@ -293,6 +314,9 @@ class Psu(Record):
     watts_high_line: PsuWatts = Field(description="output at 200-240 V AC")
     watts_low_line: PsuWatts | None = Field(None, description="output at 100-127 V AC")
     efficiency: str | None = None
+    inlet: Literal["C13/C14", "C15/C16", "C19/C20"] | None = Field(
+        None, description="IEC 60320 inlet; C19/C20 carries at most 16 A"
+    )
 
 
 # --------------------------------------------------------------------------- LLM presets

@@ -66,12 +66,53 @@ def test_plan_power_racks_and_markdown():
     )
     assert p.total_gpus == 128
     assert p.fabric.endpoints == 128 and p.fabric.switches == 6
-    assert p.total_power_w == 160_000
-    # power: 160 kW / 40 = 4 racks; space: 42U // 8U = 5 nodes per rack -> 4 racks
-    assert p.racks == 4
+    # servers 16 x 10,000 W = 160,000 W; fabric 6 QM9700 x optics 32 cages x 17 W = 3,264 W
+    # (the switches' own power is not published: counted as 0 and "not verified")
+    assert p.servers_power_w == 160_000
+    assert p.fabric.power_w == 6 * 32 * 17 == 3264
+    assert p.total_power_w == 163_264
+    # power: 163.264 kW / 40 = 4.08 -> 5 racks; space: 42U // 8U = 5 nodes per rack -> 4 racks
+    assert p.racks == 5
     md = cluster_markdown(p)
-    assert "16 x SYS-X" in md and "128 x G" in md and "QM9700" in md and "160.0 kW" in md
-    assert p.to_json()["fabric"]["switch_radix"] == 64
+    assert "16 x SYS-X" in md and "128 x G" in md and "QM9700" in md and "163.3 kW" in md
+    assert "fabric 3.3 kW (not verified)" in md
+    assert any("Fabric power not verified" in n for n in p.notes)
+    j = p.to_json()
+    assert j["fabric"]["switch_radix"] == 64 and j["fabric"]["switch_sku"] == "MQM9700-NS2F"
+    assert j["fabric_power_w"] == 3264 and j["fabric_power_verified"] is False
+
+
+def test_rack_count_follows_the_wall_figure_of_a_real_node():
+    """HGX H200 in SYS-821GE-TNHR (examples/hgx-h200-finetune-821ge.toml): the engine's worst
+    case at the wall is 10,200 W a node (the old DC sum without fans/board was 6,476 W).  16
+    nodes at 40 kW a rack: 16 x 10,200 + 3,264 (fabric optics) = 166,464 W -> 5 racks; with the
+    old figure 16 x 6,476 = 103.6 kW would have fit 3 racks by power (4 by space)."""
+    from pathlib import Path
+
+    from fixtures_catalog.helpers import bundled_catalog
+
+    from engine.bom import read_bom
+    from engine.bom.cluster import wall_power
+    from engine.evaluate import evaluate
+
+    path = Path(__file__).parents[1] / "examples" / "hgx-h200-finetune-821ge.toml"
+    build = read_bom(path, bundled_catalog()).build
+    node_w = wall_power(evaluate(build, bundled_catalog()))
+    assert round(node_w) == 10_200
+    p = plan_cluster(
+        nodes=16,
+        gpus_per_node=8,
+        gpu="NVIDIA-H200-SXM-141GB",
+        chassis=build.chassis,
+        nic="NVIDIA-CX7-400G-1P-OSFP",
+        nic_gbps=400,
+        nics_per_node=8,
+        node_power_w=node_w,
+        node_u=8,
+        kw_per_rack=40,
+    )
+    assert round(p.total_power_w) == round(16 * node_w + 3264)
+    assert p.racks == 5
 
 
 def test_plan_without_power_or_nic_says_so():

@@ -6,10 +6,30 @@ from engine.build import Environment
 
 
 def test_heat_budget_in_watts_and_btu():
+    """Heat = worst-case draw at the wall: 3,710 W DC / 0.90 (efficiency class unknown) =
+    4,122.2 W; x 3.412 = 14,065 BTU/h; FIX-PCIE-10 is air-cooled, rated 35 C."""
     r = run(base_build())
     heat = r.budget("heat")
-    assert heat.used == r.budget("power").used
-    assert f"{heat.used * 3.412:,.0f} BTU/h" in heat.detail
+    assert heat.used == r.power.worst_ac_w
+    assert round(heat.used, 1) == round(3710 / 0.9, 1) == 4122.2
+    assert "14,065 BTU/h at worst-case wall draw" in heat.detail
+    assert "all 4,122 W to air" in heat.detail
+    assert "inlet 25 C of 35 C rated" in heat.detail
+
+
+def test_liquid_system_heat_split_is_not_verified_without_a_published_share():
+    b = base_build(
+        chassis="FIX-HGX-LIQUID",
+        slots={},
+        bridges=(),
+        drives=(),
+        baseboard="FIX-HGX-B200-LIQUID",
+        psu="FIX-PSU-3000",
+        psu_count=6,
+        env=Environment(cooling="liquid"),
+    )
+    heat = run(b).budget("heat")
+    assert "air/liquid split not verified" in heat.detail
 
 
 def test_liquid_only_chassis_with_air_site():

@@ -521,7 +521,8 @@ def valid_builds(cat, wl, arch, cons, prices, evaluator=None, estimator=None, ke
                 rep = ev(b, cat)
                 if rep.errors or (keep is not None and not keep(b, rep)):
                     continue
-                power = rep.budget("power").used
+                # the engine ranks on the worst case at the wall when the evaluator gives it
+                power = rep.power.worst_ac_w if rep.power else rep.budget("power").used
                 if cons.max_power_w and power > cons.max_power_w:
                     continue
                 price = quote_build(b, prices).total if prices else math.inf

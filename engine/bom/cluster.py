@@ -158,7 +158,7 @@ def cluster_for_build(
             f"Training across nodes wants one NIC of {min_gbps} Gb/s or more per GPU: "
             f"{per_node} x {nic.sku} per node; the build has {have}, add {per_node - have}."
         )
-    budget = report.budget("power")
+    node_w = wall_power(report)
     ch = catalog.chassis.get(build.chassis)
     plan = plan_cluster(
         nodes=nodes,
@@ -168,7 +168,7 @@ def cluster_for_build(
         nic=nic.sku if nic and nics_per_node else None,
         nic_gbps=nic.port_gbps if nic and nics_per_node else None,
         nics_per_node=nics_per_node,
-        node_power_w=budget.used if budget is not None else None,
+        node_power_w=node_w,
         node_u=ch.form_factor_u if ch else None,
         kw_per_rack=kw_per_rack,
     )
@@ -176,6 +176,15 @@ def cluster_for_build(
         extra.append("Node power is the build as saved (without the added NICs).")
         plan = plan.model_copy(update={"notes": (*plan.notes, *extra)})
     return BuildCluster(reason=reason, plan=plan)
+
+
+def wall_power(report: Report) -> float | None:
+    """A server's worst-case draw at the wall (AC, PSU losses included), or the power budget's
+    figure when the report has no wall figures."""
+    if report.power is not None:
+        return report.power.worst_ac_w
+    budget = report.budget("power")
+    return budget.used if budget is not None else None
 
 
 class TcoParams(BaseModel):
@@ -211,15 +220,15 @@ def tco_for_build(
     missing = tuple(i.sku for i in items if i.unit_price is None)
     if missing:
         return BuildTco(missing_prices=missing)
-    budget = report.budget("power")
-    if budget is None:
+    node_w = wall_power(report)
+    if node_w is None:
         return BuildTco(problem="the build's power draw is unknown")
     gpus, _mem = gpu_inventory(build, catalog)
     if gpus < 1:
         return BuildTco(problem="the build has no GPUs to compare with cloud GPU-hours")
     inp = TcoInputs(
         purchase_price=sum(i.extended_price or 0.0 for i in items),
-        power_w=budget.used,
+        power_w=node_w,
         gpus=gpus,
         years=params.years,
         utilization=params.utilization,

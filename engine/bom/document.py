@@ -220,6 +220,10 @@ def _summary(build: Build, catalog: Catalog, report: Report) -> dict[str, Any]:
     if power is not None:
         s["power_w"] = _num(power.used)
         s["power_available_w"] = _num(power.available)
+    if report.power is not None:
+        s["power_wall_w"] = _num(report.power.worst_ac_w)
+        s["power_typical_w"] = _num(report.power.typical_ac_w)
+        s["power_verified"] = report.power.verified
     heat = report.budget("heat")
     if heat is not None:
         s["heat_w"] = _num(heat.used)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.build import Build
-from engine.report import Budget, Finding
+from engine.report import Budget, Finding, PowerFigures
 from engine.workload import Workload
 from parts.catalog import Catalog
 from parts.schema import Baseboard, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Root, Slot
@@ -118,6 +118,8 @@ class Ctx:
     power_w: float | None = None
     # The draw above which power.redundancy fires (known capacity, or the low-line inlet bound).
     power_limit: float | None = None
+    # Worst-case / typical AC at the wall, filled by power, read by cooling and the report.
+    power_figures: PowerFigures | None = None
 
     @property
     def cpu_count(self) -> int:

@@ -191,15 +191,45 @@ def check(ctx: Ctx) -> None:
             )
         )
 
-    if ctx.power_w is not None:
+    fig = ctx.power_figures
+    if fig is not None:
         ctx.budgets.append(
             Budget(
                 name="heat",
-                used=ctx.power_w,
+                used=fig.worst_ac_w,
                 available=None,
                 unit="W",
                 group="cooling",
-                detail=f"{ctx.power_w * BTU_PER_W:,.0f} BTU/h at worst-case draw "
-                f"(1 W = {BTU_PER_W} BTU/h)",
+                detail=heat_detail(ctx, fig.worst_ac_w),
             )
         )
+
+
+def heat_detail(ctx: Ctx, heat_w: float) -> str:
+    """BTU/h at the worst-case wall draw, where the heat goes, airflow and ambient, in words.
+
+    Every watt drawn at the wall ends up as heat (PSU losses included); 1 W = 3.412 BTU/h.  For
+    a liquid-cooled system the cold plates take ``liquid_heat_share`` of it where the vendor
+    publishes that share; otherwise the split is "not verified"."""
+    ch = ctx.chassis
+    env = ctx.build.env
+    parts = [f"{heat_w * BTU_PER_W:,.0f} BTU/h at worst-case wall draw (1 W = {BTU_PER_W} BTU/h)"]
+    liquid = ch.cooling == "liquid" or (ch.cooling == "air_or_liquid" and env.cooling == "liquid")
+    if liquid:
+        if ch.liquid_heat_share is not None:
+            to_liquid = heat_w * ch.liquid_heat_share
+            parts.append(
+                f"to liquid {watts(to_liquid)} ({ch.liquid_heat_share:.0%} cold-plate share), "
+                f"to air {watts(heat_w - to_liquid)}"
+            )
+        else:
+            parts.append("air/liquid split not verified: the cold-plate share is not published")
+    else:
+        parts.append(f"all {watts(heat_w)} to air")
+    if ch.airflow_cfm is not None:
+        parts.append(f"airflow {ch.airflow_cfm:,.0f} CFM (published)")
+    if ch.max_ambient_c is not None:
+        parts.append(f"inlet {env.ambient_c:g} C of {ch.max_ambient_c:g} C rated")
+    else:
+        parts.append(f"inlet {env.ambient_c:g} C (rated maximum not verified)")
+    return "; ".join(parts)

@@ -175,7 +175,8 @@ def test_tco_names_missing_prices_and_bad_fields(catalog, tmp_path):
     assert out.result is None and out.problem.startswith("Price list file")
     out = tco_for_build(b, evaluate(b, catalog), catalog, prices_path=PRICES, **kw)
     assert out.result is not None and out.result.inputs.gpus == 1
-    assert out.result.inputs.power_w == evaluate(b, catalog).budget("power").used
+    # TCO energy is priced on the worst case at the wall (AC, PSU losses included)
+    assert out.result.inputs.power_w == evaluate(b, catalog).power.worst_ac_w
     no_gpu = Build(chassis=CHASSIS)
     out = tco_for_build(no_gpu, evaluate(no_gpu, catalog), catalog, prices_path=PRICES, **kw)
     assert out.result is None and "no GPUs" in out.problem

@@ -414,3 +414,32 @@ async def test_random_keys_never_crash_the_app(make_app, catalog, tmp_path, monk
         for _ in range(80):
             await pilot.press(rnd.choice(keys))
         assert app.history is not None and app.history.current.chassis in catalog.chassis
+
+
+async def test_status_line_spells_out_power_not_verified(make_app, catalog):
+    """8 x H200 NVL in SYS-421GE-TNRT at 100-127 V (the issue's case) is an error; with 2 GPUs
+    the inlet bound no longer proves it short, and the 2700 W PSU's low-line rating is unknown:
+    a warning, and the status line says "power not verified" (never a silent OK)."""
+    from pathlib import Path
+
+    from engine.build import Environment
+
+    path = Path(__file__).parents[2] / "examples" / "broken-100v-power.toml"
+    b = read_bom(path, catalog).build
+    small = b.with_(
+        slots={k: v for k, v in b.slots.items() if k in ("1", "2", "10")},
+        bridges=(),
+        env=Environment(input_voltage="100-127", redundancy="N+1"),
+    )
+    app = make_app(build=small)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        shown = status_text(app)
+        assert "power" in shown.split("?", 1)[1].split("not verified")[0], shown
+        warn = [f for f in app.report.findings if f.rule == "power.low_line_unknown"]
+        assert warn and warn[0].severity == "warning"
+    big = make_app(build=b)
+    async with big.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        assert "ERROR" in status_text(big)
+        assert any(f.rule == "power.redundancy" for f in big.report.of("error"))

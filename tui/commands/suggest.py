@@ -64,7 +64,12 @@ def register(sub) -> None:
     c.add_argument("--voltage", choices=("200-240", "100-127"), default="200-240", help="input V")
     c.add_argument("--max-power-w", type=_positive_float, metavar="W", help="per server")
     c.add_argument("--budget", type=_positive_float, metavar="AMOUNT", help="needs --prices")
-    c.add_argument("--redundancy", choices=("N+1", "N+N"), default="N+1", help="PSU policy")
+    c.add_argument(
+        "--redundancy",
+        choices=("N+1", "N+N", "chassis"),
+        default="N+1",
+        help="PSU policy (chassis: the scheme the chassis specifies, e.g. 4+2)",
+    )
     c.add_argument(
         "--kw-per-rack",
         type=_positive_float,

@@ -86,6 +86,7 @@ def result_json(loaded: LoadedBom, report: Report) -> dict:
             }
             for b in report.budgets
         ],
+        "power": report.power.to_json() if report.power is not None else None,
     }
 
 
@@ -108,9 +109,24 @@ def _print_human(loaded: LoadedBom, report: Report) -> None:
             ratio = f" ({b.ratio:.0%})" if b.ratio is not None else ""
             extra = f"  ({b.used * BTU_PER_W:,.0f} BTU/h)" if b.name == "heat" else ""
             print(f"    {budget_label(b):<36} {used} / {avail} {unit}{ratio}{over}{extra}")
+    p = report.power
+    if p is not None:
+        print(
+            f"  power at the wall: worst case {p.worst_ac_w:,.0f} W, typical {p.typical_ac_w:,.0f} W "
+            f"({p.typical_mode}); {p.efficiency_basis}"
+        )
+        if p.derived_w:
+            print(
+                f"    {p.derived_w:,.0f} W of it from derived (tier C) figures; on held-out DGX "
+                f"systems the model is within +/-{p.could_move_pct:.1f}% of the published maximum"
+            )
+        if not p.verified:
+            print("    power not verified: " + "; ".join(p.not_verified))
     errors = sum(1 for f in findings if f.severity == "error")
     warnings = sum(1 for f in findings if f.severity == "warning")
     verdict = "OK" if errors == 0 else "NOT OK"
+    if errors == 0 and p is not None and not p.verified:
+        verdict = "OK, power not verified"
     if internal_failures(report):
         verdict = "INCOMPLETE (a check failed internally), NOT OK"
     print(f"  {verdict}: {errors} error(s), {warnings} warning(s)")

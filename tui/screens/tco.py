@@ -102,7 +102,7 @@ def tco_for_build(
     try:
         inputs = TcoInputs(
             purchase_price=quote.total,
-            power_w=budget.used,
+            power_w=report.power.worst_ac_w if report.power is not None else budget.used,
             gpus=gpus,
             years=years,
             currency=prices.currency,

@@ -36,7 +36,7 @@ def fmt_amount(value: float | None, unit: str) -> str:
     if u in ("h", "hours", "hour"):
         days = value / 24
         return f"{value:,.0f} h ({days:,.1f} d)" if value >= 48 else f"{value:,.1f} h"
-    if float(value).is_integer():
+    if float(value).is_integer() or unit == "W":  # watts: whole numbers read best
         return f"{value:,.0f} {unit}"
     return f"{value:,.1f} {unit}"
 

@@ -153,6 +153,10 @@ def unverified_areas(report: Report | None) -> list[str]:
         area = f.rule.split(".")[0]
         if area not in areas:
             areas.append(area)
+    # the power rule's own verdict: a figure or rating it needed was unknown
+    power = getattr(report, "power", None)
+    if power is not None and not power.verified and "power" not in areas:
+        areas.insert(0, "power")
     return areas
 
 
