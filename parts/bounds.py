@@ -103,6 +103,20 @@ SystemWatts = Annotated[
     StrictNumber,
 ]
 
+#: A server's published airflow: an 8U HGX box moves ~1,100 CFM; 20,000 catches unit slips.
+AirflowCfm = Annotated[
+    float,
+    float_range(1, 20_000, "CFM", "one server's airflow at full load"),
+    FloatSized,
+]
+
+#: A share of a whole (0..1), e.g. the heat a liquid-cooled system's cold plates take.
+Share = Annotated[
+    float,
+    float_range(0, 1, "share", "a fraction of a whole, 0-1", positive=False),
+    FloatSized,
+]
+
 # ------------------------------------------------------------------------------ memory, storage
 
 #: A GPU's memory: the largest today carry 288 GB; 4 TB leaves room and catches GB/MB slips.

@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from parts.bounds import (
+    AirflowCfm,
     AmbientC,
     BandwidthGBs,
     BaseboardGpus,
@@ -53,6 +54,7 @@ from parts.bounds import (
     PsuWatts,
     RackUnits,
     RootLanes,
+    Share,
     SlotLanes,
     SmallCount,
     Socket,
@@ -197,9 +199,9 @@ class Chassis(Record):
         pattern=r"^\s*\d+\s*\+\s*\d+\s*$",
         description="the PSU scheme the vendor specifies, 'a+b': a units carry the load, b spare",
     )
-    airflow_cfm: float | None = Field(None, gt=0, description="published airflow at full load")
-    liquid_heat_share: float | None = Field(
-        None, ge=0, le=1, description="share of the heat the cold plates take (liquid systems)"
+    airflow_cfm: AirflowCfm | None = Field(None, description="published airflow at full load")
+    liquid_heat_share: Share | None = Field(
+        None, description="share of the heat the cold plates take (liquid systems)"
     )
 
 
