@@ -10,15 +10,17 @@ every keystroke.  Each formula names its origin in the module that implements it
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.estimate.compute import (
+    Flops,
     flops_per_token,
     peak_flops,
-    train_seconds,
+    six_nd_seconds,
 )
 from engine.estimate.constants import (
     CUDA_CONTEXT_BYTES,
@@ -29,17 +31,26 @@ from engine.estimate.constants import (
     GIB,
     MAX_GPUS,
 )
+from engine.estimate.links import Links, default_links
 from engine.estimate.memory import MemoryBreakdown, memory_per_gpu
 from engine.estimate.params import ParamCounts, count_params
 from engine.estimate.serving import DEFAULTS as SERVING_DEFAULTS
 from engine.estimate.serving import Serving, make_replica, serving_estimate
 from engine.estimate.serving_constants import SERVING_MBU, SERVING_MFU
+from engine.estimate.throughput import (
+    DP_OVERLAP,
+    TP_OVERLAP,
+    StepTime,
+    long_step_mfu,
+    step_time,
+)
 from engine.workload import Workload
 from parts.schema import Gpu, ModelPreset
 
 __all__ = [
     "Assumptions",
     "Estimate",
+    "Links",
     "MemoryBreakdown",
     "estimate",
     "gpu_capacity_bytes",
@@ -55,6 +66,12 @@ class Assumptions(BaseModel):
     mfu: float
     mbu: float
     notes: tuple[str, ...] = ()
+    #: Where the MFU comes from: "default" (per GPU, precision and method: the time model's
+    #: long-step figure), "override" (--mfu) or "inference".
+    mfu_basis: str = "default"
+    interconnect: str | None = None
+    dp_overlap: float = DP_OVERLAP
+    tp_overlap: float = TP_OVERLAP
 
 
 class Estimate(BaseModel):
@@ -81,6 +98,12 @@ class Estimate(BaseModel):
     flops_per_token: float
     recompute_flops_per_token: float = 0.0
     train_hours: float | None = None
+    train_tokens_per_s: float | None = None
+    train_tokens_per_s_per_gpu: float | None = None
+    step_seconds: float | None = None
+    mfu_effective: float | None = None
+    time_breakdown: dict[str, float] | None = None
+    six_nd: dict[str, float | int] | None = None
     gpus_for_target_days: int | None = None
     decode_tokens_per_s: float | None = None
     prefill_tokens_per_s: float | None = None
@@ -103,6 +126,10 @@ class Estimate(BaseModel):
                 "mfu": self.assumptions.mfu,
                 "mbu": self.assumptions.mbu,
                 "notes": list(self.assumptions.notes),
+                "mfu_basis": self.assumptions.mfu_basis,
+                "interconnect": self.assumptions.interconnect,
+                "dp_overlap": self.assumptions.dp_overlap,
+                "tp_overlap": self.assumptions.tp_overlap,
             },
             "usable_bytes": round(self.usable_bytes),
             "servers": self.servers,
@@ -116,6 +143,17 @@ class Estimate(BaseModel):
             "prefill_tokens_per_s": self.prefill_tokens_per_s,
             "gpus_for_target_days": self.gpus_for_target_days,
             "serving": self.serving.to_json() if self.serving else None,
+            "model_flops_per_token": self.flops_per_token,
+            "hardware_flops_per_token": self.flops_per_token + self.recompute_flops_per_token,
+            "train_tokens_per_s": self.train_tokens_per_s,
+            "train_tokens_per_s_per_gpu": self.train_tokens_per_s_per_gpu,
+            "step_seconds": self.step_seconds,
+            "mfu_effective": self.mfu_effective,
+            "gpu_hours": (
+                self.train_hours * self.tp * self.dp if self.train_hours is not None else None
+            ),
+            "time_breakdown": self.time_breakdown,
+            "six_nd": self.six_nd,
         }
 
 
@@ -229,9 +267,15 @@ def estimate(
     *,
     arch: ModelPreset,
     gpus_per_server: int = DEFAULT_GPUS_PER_SERVER,
+    links: Links | None = None,
 ) -> Estimate:
-    """Memory per GPU, fit, minimum GPU count, FLOPs, time and speed for ``workload``."""
+    """Memory per GPU, fit, minimum GPU count, FLOPs, time and speed for ``workload``.
+
+    ``links`` are the build's GPU links (:func:`engine.estimate.links.build_links`); without
+    them the GPU's own record decides (:func:`engine.estimate.links.default_links`)."""
     gpus = max(1, int(gpus))
+    gpus_per_server = max(1, int(gpus_per_server))
+    links = links or default_links(gpu, gpus_per_server)
     counts = count_params(arch)
     mem, tp, dp, parallel, notes = _memory(workload, gpus, arch, counts)
     cap = gpu_capacity_bytes(gpu)
@@ -255,17 +299,15 @@ def estimate(
     if peak is None:
         notes.append(f"{gpu.sku}: {peak_field} unknown, so time and speed were not estimated")
 
-    train_hours = gpus_for_target = None
     used = tp * dp
-    if workload.training and workload.tokens and peak:
-        train_hours = train_seconds(workload.tokens, flops, workload, peak, used, mfu) / 3600
-        if workload.target_days:
-            one_gpu_h = train_seconds(workload.tokens, flops, workload, peak, 1, mfu) / 3600
-            gpus_for_target = max(1, math.ceil(one_gpu_h / (workload.target_days * 24)))
-        if workload.checkpointing:
-            notes.append("time includes the recompute forward pass (+2N FLOPs per token)")
-        if workload.method == "qlora":
-            notes.append("qlora: x1.6 time for NF4 dequantization (litgpt measured table)")
+    timing = _TrainTiming()
+    basis = "inference"
+    if workload.training and peak:
+        timing = _train_timing(
+            workload, gpu, arch, counts, flops, peak, peak_field, used, tp, dp, parallel,
+            gpus_per_server, links, notes,
+        )  # fmt: skip
+        mfu, basis = timing.mfu, timing.basis
 
     decode = prefill = None
     serving = None
@@ -311,13 +353,228 @@ def estimate(
         active_params=counts.active,
         flops_per_token=flops.model,
         recompute_flops_per_token=flops.recompute,
-        train_hours=train_hours,
-        gpus_for_target_days=gpus_for_target,
+        train_hours=timing.hours,
+        gpus_for_target_days=timing.gpus_for_target,
+        train_tokens_per_s=timing.tokens_per_s,
+        train_tokens_per_s_per_gpu=timing.tokens_per_s_per_gpu,
+        step_seconds=timing.step_s,
+        mfu_effective=timing.mfu_effective,
+        time_breakdown=timing.breakdown,
+        six_nd=timing.six_nd,
         decode_tokens_per_s=decode,
         prefill_tokens_per_s=prefill,
         serving=serving,
-        assumptions=Assumptions(mfu=mfu, mbu=mbu, notes=tuple(notes)),
+        assumptions=Assumptions(
+            mfu=mfu,
+            mbu=mbu,
+            notes=tuple(notes),
+            mfu_basis=basis,
+            interconnect=(
+                links.describe(math.ceil(used / gpus_per_server))
+                if workload.training and used > 1
+                else None
+            ),
+        ),
     )
+
+
+class _TrainTiming(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    hours: float | None = None
+    gpus_for_target: int | None = None
+    tokens_per_s: float | None = None
+    tokens_per_s_per_gpu: float | None = None
+    step_s: float | None = None
+    mfu: float = DEFAULT_MFU
+    mfu_effective: float | None = None
+    basis: str = "default"
+    breakdown: dict[str, float] | None = None
+    six_nd: dict[str, float | int] | None = None
+
+
+def _step(
+    workload: Workload,
+    gpu: Gpu,
+    arch: ModelPreset,
+    counts: ParamCounts,
+    flops: Flops,
+    n: int,
+    gpus_per_server: int,
+    links: Links,
+) -> StepTime | None:
+    tp, dp, parallel, _ = layout(workload, n)
+    return step_time(
+        arch=arch, workload=workload, counts=counts, gpu=gpu, tp=tp, dp=dp, parallel=parallel,
+        gpus_per_server=gpus_per_server, links=links, linear_flops=flops.linear,
+        attention_flops=flops.attention,
+    )  # fmt: skip
+
+
+def _train_timing(
+    workload: Workload,
+    gpu: Gpu,
+    arch: ModelPreset,
+    counts: ParamCounts,
+    flops: Flops,
+    peak: float,
+    peak_field: str,
+    used: int,
+    tp: int,
+    dp: int,
+    parallel: str,
+    gpus_per_server: int,
+    links: Links,
+    notes: list[str],
+) -> _TrainTiming:
+    """Training throughput and time (engine.estimate.throughput), or the 6ND rule with --mfu."""
+    long_mfu = long_step_mfu(gpu, workload.precision, arch, flops.linear, flops.attention, peak)
+    quoted = f"{peak / 1e12:,.1f} TFLOP/s ({peak_field})"
+    if workload.mfu:
+        mfu = workload.mfu
+        per_gpu = peak * mfu / flops.model
+        out: dict = dict(
+            mfu=mfu, basis="override", mfu_effective=mfu, tokens_per_s_per_gpu=per_gpu,
+            tokens_per_s=per_gpu * used,
+        )  # fmt: skip
+        notes.append(f"time from --mfu {mfu:g}: model FLOPs / (GPUs x {quoted} x MFU)")
+    else:
+        st = _step(workload, gpu, arch, counts, flops, used, gpus_per_server, links)
+        if st is None or long_mfu is None:
+            notes.append(f"{gpu.sku}: memory bandwidth unknown, so training time not estimated")
+            return _TrainTiming()
+        per_gpu = st.tokens_per_s_per_gpu
+        eff = per_gpu * flops.model / peak
+        out = dict(
+            mfu=round(long_mfu, 4), basis="default", mfu_effective=eff,
+            tokens_per_s_per_gpu=per_gpu, tokens_per_s=per_gpu * used, step_s=st.total_s,
+            breakdown={k: round(v, 6) for k, v in st.breakdown().items()},
+        )  # fmt: skip
+        notes.append(
+            f"MFU (model FLOPs, PaLM definition) for {gpu.sku} {workload.precision} "
+            f"{workload.method}: {long_mfu:.0%} on long steps with no communication, "
+            f"{eff:.0%} end to end here; the step model and the published runs it is fitted to "
+            "are in engine/estimate/throughput.py"
+        )
+        notes.append(
+            f"step {st.total_s:.3g} s = compute {st.compute_s:.3g} + memory-bound "
+            f"{st.memory_s:.3g} + tensor-parallel comm {st.tp_comm_s:.3g} + exposed "
+            f"data-parallel comm {st.dp_exposed_s:.3g} (of {st.dp_comm_s:.3g}, "
+            f"{DP_OVERLAP:.0%} overlapped) + fixed/launch {st.overhead_s:.3g}"
+            + (f" + NF4 dequant {st.dequant_s:.3g}" if st.dequant_s else "")
+            + f" + optimizer {st.optimizer_s:.3g}"
+            + (
+                f", / multi-node efficiency {st.scale_efficiency:.2f}"
+                if st.scale_efficiency < 1
+                else ""
+            )
+        )
+        if used > 1:
+            notes.append(f"links: {links.describe(math.ceil(used / gpus_per_server))}")
+        if workload.precision == "fp8":
+            notes.append(
+                "fp8: only the linear layers' FLOPs run in FP8 (attention and memory-bound "
+                "work stay BF16), about 1.3x BF16 end to end, not 2x"
+            )
+        if workload.method == "qlora":
+            notes.append("qlora: NF4 dequantisation of every base weight per matmul pass")
+    if flops.recompute:
+        notes.append(
+            f"activation recompute: +{flops.recompute:.3g} hardware FLOPs per token, not counted "
+            "in MFU (the published MFUs include the recompute those runs used)"
+        )
+    tokens = workload.tokens
+    hours = None
+    if tokens:
+        hours = tokens / out["tokens_per_s"] / 3600
+        total = tokens * flops.model
+        mfu_e = out["mfu_effective"]
+        out["hours"] = hours
+        out["six_nd"] = {  # the 6ND arithmetic, term by term
+            "model_flops_per_token": flops.model,
+            "tokens": tokens,
+            "total_flops": total,
+            "gpus": used,
+            "peak_flops": peak,
+            "mfu": mfu_e,
+            "hours": hours,
+        }
+        notes.append(
+            f"6ND: {flops.model:.3g} model FLOPs/token x {tokens:.3g} tokens = {total:.3g} FLOPs; "
+            f"/ ({used} GPUs x {quoted} x MFU {mfu_e:.3f}) = {hours:,.1f} h"
+        )
+        if workload.target_days:
+            target_h = workload.target_days * 24
+            n = _gpus_for_hours(
+                workload, gpu, arch, counts, flops, peak, gpus_per_server, links, target_h
+            )
+            out["gpus_for_target"] = n
+            if n:
+                at_n = _hours_at(
+                    workload, gpu, arch, counts, flops, peak, gpus_per_server, links, n
+                )
+                mfu_n = total / (n * peak * at_n * 3600) if at_n else mfu_e
+                exact = total / (target_h * 3600 * peak * mfu_n)
+                notes.append(
+                    f"for {workload.target_days:g} days: {total:.3g} FLOPs / "
+                    f"({target_h * 3600:.3g} s x {quoted} x MFU {mfu_n:.3f} at that size) = "
+                    f"{exact:.1f} GPUs -> {n} (multiples of --tp, whole servers past one)"
+                )
+    return _TrainTiming(**out)
+
+
+def _hours_at(
+    workload: Workload,
+    gpu: Gpu,
+    arch: ModelPreset,
+    counts: ParamCounts,
+    flops: Flops,
+    peak: float,
+    gpus_per_server: int,
+    links: Links,
+    n: int,
+) -> float | None:
+    tokens = workload.tokens or 0.0
+    tp, dp, _, _ = layout(workload, n)
+    if workload.mfu:
+        return six_nd_seconds(tokens, flops.model, peak, tp * dp, workload.mfu) / 3600
+    st = _step(workload, gpu, arch, counts, flops, n, gpus_per_server, links)
+    if st is None or st.tokens_per_s_per_gpu <= 0:
+        return None
+    return tokens / (st.tokens_per_s_per_gpu * tp * dp) / 3600
+
+
+def _gpus_for_hours(
+    workload: Workload,
+    gpu: Gpu,
+    arch: ModelPreset,
+    counts: ParamCounts,
+    flops: Flops,
+    peak: float,
+    gpus_per_server: int,
+    links: Links,
+    target_h: float,
+) -> int | None:
+    """Fewest GPUs (multiples of ``--tp``; whole servers past one) that finish in time."""
+    per = max(1, gpus_per_server)
+    cands = list(range(1, per)) + list(range(per, MAX_GPUS * 16 + 1, per))
+    cands = [n for n in cands if n % workload.tp == 0]
+    hours = functools.partial(
+        _hours_at, workload, gpu, arch, counts, flops, peak, gpus_per_server, links
+    )
+    # Time falls with GPUs except for the slow multi-node efficiency loss: bisect, then step.
+    lo, hi = 0, len(cands) - 1
+    last = hours(cands[hi])
+    if last is None or last > target_h:
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        h = hours(cands[mid])
+        if h is not None and h <= target_h:
+            hi = mid
+        else:
+            lo = mid + 1
+    return cands[lo]
 
 
 def suggest_changes(

@@ -14,8 +14,10 @@ Origins:
   (LoRA paper, Hu et al. 2021, section 4.2 reports the resulting ~25 % speed-up on GPT-3 175B).
 * Activation recompute re-runs the forward: ``+2N`` and a third of the attention term (Chen et
   al. 2016).  These are hardware FLOPs: they cost time but are not counted in MFU.
-* Time = tokens x FLOPs / (GPUs x dense peak x MFU).  Peak is the GPU's dense BF16 figure
-  (FP8 figure for ``--precision fp8``, FP32 for fp32).  See constants.DEFAULT_MFU.
+* Training time: :mod:`engine.estimate.throughput` (step time from compute, memory-bound work,
+  communication and fixed costs); with ``--mfu`` given, time = tokens x model FLOPs /
+  (GPUs x dense peak x MFU), the 6ND rule.  Peak is the GPU's dense BF16 figure (FP8 figure for
+  ``--precision fp8``, FP32 for fp32).
 * Decode is memory-bound: each generated token reads this GPU's share of the weights and the
   KV cache once, so step time = bytes / (bandwidth x MBU), bounded below by the step's FLOPs at
   the training MFU (Pope et al. 2022, "Efficiently Scaling Transformer Inference",
@@ -28,7 +30,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.estimate.activations import layer_dims
-from engine.estimate.constants import QLORA_SLOWDOWN
 from engine.estimate.params import ParamCounts, expert_intermediate, lora_params
 from engine.workload import Workload
 from parts.schema import Gpu, ModelPreset
@@ -36,11 +37,22 @@ from parts.schema import Gpu, ModelPreset
 
 @dataclass(frozen=True)
 class Flops:
-    """FLOPs per token: ``model`` (what MFU counts) and ``recompute`` (extra hardware FLOPs)."""
+    """FLOPs per token: ``model`` (what MFU counts) and ``recompute`` (extra hardware FLOPs).
+    ``attention`` is the part of ``model`` spent in attention scores (QK^T, AV); the rest are
+    linear-layer (matmul) FLOPs, the part FP8 speeds up."""
 
     model: float
     recompute: float
     forward: float
+    attention: float = 0.0
+
+    @property
+    def linear(self) -> float:
+        return self.model - self.attention
+
+    @property
+    def hardware(self) -> float:
+        return self.model + self.recompute
 
 
 def matmul_params(arch: ModelPreset, counts: ParamCounts) -> float:
@@ -62,14 +74,14 @@ def flops_per_token(arch: ModelPreset, workload: Workload, counts: ParamCounts) 
     attn_fwd = attention_flops_fwd(arch, workload.seq_len)
     forward = 2.0 * n + attn_fwd
     if not workload.training:
-        return Flops(model=forward, recompute=0.0, forward=forward)
+        return Flops(model=forward, recompute=0.0, forward=forward, attention=attn_fwd)
     if workload.method in ("lora", "qlora"):
         adapter = lora_params(arch, workload.lora_targets, workload.lora_rank)
         model = 4.0 * n + 6.0 * adapter + 3.0 * attn_fwd
     else:
         model = 6.0 * n + 3.0 * attn_fwd
     recompute = forward if workload.checkpointing else 0.0
-    return Flops(model=model, recompute=recompute, forward=forward)
+    return Flops(model=model, recompute=recompute, forward=forward, attention=3.0 * attn_fwd)
 
 
 def decode_weight_params(arch: ModelPreset, counts: ParamCounts, sequences: int) -> float:
@@ -99,14 +111,9 @@ def peak_flops(gpu: Gpu, precision: str) -> tuple[float | None, str]:
     return None, "bf16_tflops_dense"
 
 
-def train_seconds(
-    tokens: float, flops: Flops, workload: Workload, peak: float, gpus: int, mfu: float
-) -> float:
-    hardware = flops.model + flops.recompute
-    seconds = tokens * hardware / (gpus * peak * mfu)
-    if workload.method == "qlora":
-        seconds *= QLORA_SLOWDOWN
-    return seconds
+def six_nd_seconds(tokens: float, model_flops: float, peak: float, gpus: int, mfu: float) -> float:
+    """The 6ND rule: tokens x model FLOPs per token / (GPUs x peak x MFU)."""
+    return tokens * model_flops / (gpus * peak * mfu)
 
 
 def decode_tokens_per_s(

@@ -62,21 +62,13 @@ FRAGMENTATION_MARGIN = 0.05
 
 # ----------------------------------------------------------------------------- utilisation
 
-#: Default model FLOPs utilisation for training (fraction of the GPU's dense peak doing model
-#: FLOPs), the same for every GPU class because the published figures agree:
-#: Hopper: Llama 3 paper (Dubey et al. 2024, arXiv:2407.21783, Table 4): 38-43 % BF16 MFU on
-#: 8k-16k H100s for the 405B model.
-#: Ampere: Megatron-LM (Narayanan et al. 2021, arXiv:2104.04473): 163 TFLOPS per A100 = 52 % of
-#: peak counting the recompute forward; without it (3/4 of those FLOPs) that is ~39 % MFU.
-#: No comparable public figure exists for PCIe / workstation cards (L40S, RTX); the same value is
-#: used and is overridable with ``--mfu``.
+#: Model FLOPs utilisation used for *inference* prefill (compute-bound) and as the decode
+#: compute floor.  Training time does not use it: it comes from the step model of
+#: engine/estimate/throughput.py, whose per-GPU MFU is fitted to published runs.
+#: Hopper: Llama 3 paper (Dubey et al. 2024, arXiv:2407.21783, Table 4): 38-43 % BF16 MFU.
+#: Ampere: Megatron-LM (Narayanan et al. 2021, arXiv:2104.04473): ~39 % MFU without recompute.
 DEFAULT_MFU = 0.40
 
-#: QLoRA steps are slower than LoRA steps at equal FLOPs: each frozen NF4 weight is dequantized
-#: before every matmul, forward and backward.  litgpt's measured resource table (A100-40GB,
-#: tutorials/resource-tables.md, Oct 2023) gives 1k iterations: Llama 2 7B LoRA 2.36 min vs
-#: nf4-dq 3.83 min (x1.62), 13B 3.19 vs 6.55 min (x2.05).  We use x1.6, the smaller of the two.
-QLORA_SLOWDOWN = 1.6
 
 #: Model bandwidth utilisation for decode: achieved / peak memory bandwidth while streaming the
 #: weights and KV cache once per generated token (the metric of "LLM Inference Performance

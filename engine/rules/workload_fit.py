@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.edits import Place
 from engine.estimate import estimate, suggest_changes
+from engine.estimate.links import Links, build_links
 from engine.estimate.resolve import ModelResolveError, resolve_arch
 from engine.report import Budget
 from engine.rules.common import finding
@@ -40,23 +41,51 @@ def _workload_key(wl) -> Any:
 Outcome = tuple[Any, str | None, tuple[tuple[str, float, bool], ...], bool]
 
 
+def build_links_of(ctx: Ctx, gpu: Gpu, count: int) -> Links:
+    """The links the build gives its GPUs: the HGX baseboard's NVSwitch, or the NVLink bridges
+    fitted on PCIe cards and whether the GPU slots sit behind PCIe switches; the NICs fitted in
+    the build shared by its GPUs (engine.estimate.links)."""
+    groups: list[tuple[int, float | None]] = []
+    gpu_slots = [sid for sid, g in ctx.gpus.items() if g.sku == gpu.sku]
+    for bf in ctx.build.bridges:
+        br = ctx.catalog.bridges.get(bf.sku)
+        if br is None or not all(s in ctx.gpus for s in bf.slots):
+            continue
+        groups.append((len(bf.slots), br.bw_gbs))
+    behind_switch = bool(gpu_slots) and all(
+        (r := ctx.idx.root.get(ctx.idx.slot[s].root)) is not None and r.kind == "switch"
+        for s in gpu_slots
+        if s in ctx.idx.slot
+    )
+    nic_gbps = float(sum(n.ports * n.port_gbps for n in ctx.nics.values()))
+    return build_links(
+        gpu,
+        count,
+        baseboard=ctx.baseboard is not None,
+        bridge_groups=groups,
+        behind_switch=behind_switch,
+        nic_gbps_total=nic_gbps,
+    )
+
+
 def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
     """(Estimate or None, problem or None, re-estimated alternatives when it does not fit);
-    memoized per (workload, GPU, count)."""
+    memoized per (workload, GPU, count, links)."""
     cache = engine_cache(ctx.catalog)
     memo = cache.setdefault("estimate_memo", {})
-    key = (_workload_key(ctx.workload), gpu.sku, count)
+    links = build_links_of(ctx, gpu, count)
+    key = (_workload_key(ctx.workload), gpu.sku, count, links)
     hit = memo.get(key)
     if hit is not None:
         return hit
-    result = _compute(ctx, gpu, count)
+    result = _compute(ctx, gpu, count, links)
     if len(memo) >= _MEMO_MAX:
         memo.clear()
     memo[key] = result
     return result
 
 
-def _compute(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
+def _compute(ctx: Ctx, gpu: Gpu, count: int, links: Links) -> Outcome:
     if ctx.workload is None:
         return None, "no workload is set", (), False
     try:
@@ -64,7 +93,9 @@ def _compute(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
     except ModelResolveError as exc:
         return None, str(exc), (), False
     try:
-        est = estimate(ctx.workload, gpu, count, arch=arch, gpus_per_server=max(count, 1))
+        est = estimate(
+            ctx.workload, gpu, count, arch=arch, gpus_per_server=max(count, 1), links=links
+        )
         alts = () if est.fits else tuple(suggest_changes(ctx.workload, gpu, count, arch=arch))
         _check_finite(est)
     except Exception as exc:  # noqa: BLE001 - reported as an error finding, never as "OK"
@@ -118,6 +149,29 @@ def _add_gpus(ctx: Ctx, gpu: Gpu, k: int) -> tuple:
         if covers and is_wide(gpu):
             avoid.add(covers)
     return tuple(Place(slot=s, sku=gpu.sku) for s in chosen)
+
+
+_TIME_PARTS = (
+    ("compute", "compute_s"),
+    ("memory", "memory_s"),
+    ("tp_comm", "tp_comm_s"),
+    ("dp_comm", "dp_comm_exposed_s"),
+    ("overhead", "overhead_s"),
+    ("dequant", "qlora_dequant_s"),
+    ("optimizer", "optimizer_s"),
+)
+
+
+def _time_parts(est: Any, hours: float) -> tuple[tuple[str, float], ...]:
+    """The training hours split like the step time (compute, communication, overheads)."""
+    bd = getattr(est, "time_breakdown", None)
+    if not bd:
+        return ()
+    raw = sum(bd.get(key, 0.0) for _, key in _TIME_PARTS)
+    if raw <= 0:
+        return ()
+    parts = ((name, hours * bd.get(key, 0.0) / raw) for name, key in _TIME_PARTS)
+    return tuple((name, h) for name, h in parts if h >= 0.01 * hours)
 
 
 def check(ctx: Ctx) -> None:
@@ -207,6 +261,12 @@ def check(ctx: Ctx) -> None:
     hours = getattr(est, "train_hours", None)
     if hours is not None:
         target = wl.target_days * 24 if wl.target_days else None
+        rate = getattr(est, "train_tokens_per_s", None)
+        mfu = getattr(est, "mfu_effective", None)
+        speed = (
+            f"; {rate:,.0f} tokens/s, MFU {mfu:.0%}" if rate is not None and mfu is not None else ""
+        )
+        link = est.assumptions.interconnect
         ctx.budgets.append(
             Budget(
                 name="train_time",
@@ -215,7 +275,10 @@ def check(ctx: Ctx) -> None:
                 unit="h",
                 group="workload",
                 detail=f"{hours / 24:,.1f} days on {n} x {gpu.sku}"
-                + (f" (target {wl.target_days:g} days)" if target else ""),
+                + (f" (target {wl.target_days:g} days)" if target else "")
+                + speed
+                + (f"; links: {link}" if link else ""),
+                parts=_time_parts(est, float(hours)),
             )
         )
         if target is not None and hours > target:

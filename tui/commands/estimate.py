@@ -234,7 +234,21 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
     if est.fits and est.min_gpus and est.min_gpus < est.gpus:
         lines.append(f"  ({est.min_gpus} GPU(s) would be enough for the memory)")
     lines.append("")
-    lines.append(f"Compute: {est.flops_per_token:.3g} FLOPs per token")
+    lines.append(
+        f"Compute: {est.flops_per_token:.3g} model FLOPs per token"
+        + (
+            f" (+{est.recompute_flops_per_token:.3g} recompute = hardware FLOPs)"
+            if est.recompute_flops_per_token
+            else ""
+        )
+    )
+    if est.train_tokens_per_s is not None and est.train_tokens_per_s_per_gpu is not None:
+        lines.append(
+            f"Training throughput: {est.train_tokens_per_s:,.0f} tokens/s "
+            f"({est.train_tokens_per_s_per_gpu:,.0f} per GPU)"
+            + (f", MFU {est.mfu_effective:.0%}" if est.mfu_effective is not None else "")
+            + (f", step {est.step_seconds:.3g} s" if est.step_seconds is not None else "")
+        )
     if est.train_hours is not None:
         days = est.train_hours / 24
         lines.append(

@@ -35,6 +35,7 @@ _FLAG_OF_FIELD = {
     "offload": "--offload",
     "seq_len": "--seq-len",
     "micro_batch": "--micro-batch",
+    "grad_accum": "--grad-accum",
     "grad_checkpointing": "--grad-checkpointing",
     "lora_rank": "--lora-rank",
     "lora_targets": "--lora-targets",
@@ -122,6 +123,12 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "--micro-batch", type=_positive_int, metavar="N", help="sequences per GPU per step (1)"
     )
     g.add_argument(
+        "--grad-accum",
+        type=_positive_int,
+        metavar="N",
+        help="micro-batches per optimizer step (gradient accumulation, 1)",
+    )
+    g.add_argument(
         "--grad-checkpointing",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -139,7 +146,10 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
     g.add_argument("--tokens", type=_count, metavar="N", help="tokens to train on, e.g. 300B")
     g.add_argument("--target-days", type=_positive_float, metavar="D", help="wanted days")
     g.add_argument(
-        "--mfu", type=_positive_float, metavar="F", help="model FLOPs utilisation (default 0.40)"
+        "--mfu",
+        type=_positive_float,
+        metavar="F",
+        help="end-to-end model FLOPs utilisation; replaces the time model (default: per GPU)",
     )
     g.add_argument(
         "--master-weights",
@@ -252,6 +262,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "offload",
         "seq_len",
         "micro_batch",
+        "grad_accum",
         "grad_checkpointing",
         "lora_rank",
         "lora_targets",

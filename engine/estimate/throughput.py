@@ -1,0 +1,339 @@
+"""Training step time: compute, memory-bound work, communication and fixed costs.
+
+MFU is defined on *model* FLOPs as in the PaLM paper (Chowdhery et al. 2022, arXiv:2204.02311,
+appendix B): ``MFU = model FLOPs per token x tokens/s / (GPUs x dense peak)``, where model FLOPs
+are 6N per trained token plus the attention term (:mod:`engine.estimate.compute`).  Activation
+recompute is a *hardware* FLOP (it raises HFU, not MFU) and is not charged again: the published
+utilisations below are measured end to end with the recompute those runs used (MosaicML's
+llm-foundry tables show MFU within a few points with and without activation checkpointing, the
+larger micro-batch it allows paying for the recompute).
+
+A micro-batch on one GPU takes::
+
+    t_gemm  = tokens/tp x (F_linear / G_prec + F_attention / A) / (peak_bf16 x E)
+    t_mem   = tokens/tp x C_ACT x layers x hidden / HBM bandwidth          (norms, activations,
+                                                                            residuals, softmax)
+    t_micro = max(t_gemm, weight bytes read / bandwidth) + t_mem
+              + exposed tensor-parallel all-reduces + per-layer launch overhead + QLoRA dequant
+
+and an optimizer step over ``grad_accum`` micro-batches::
+
+    t_step = grad_accum x t_micro + exposed data-parallel / FSDP traffic
+             + optimizer update (bytes of weights, gradients and optimizer state / bandwidth)
+             + fixed per-step cost
+
+divided by the multi-node efficiency ``(1 - SCALE_LOSS) ** log2(servers)``.
+
+Default MFU per GPU class, precision and method (``long_step_mfu``: a 7B Llama at 4,096 tokens,
+long steps, no communication; the estimate's notes print the figure for the actual model) and
+the published runs each default is checked against (tests/evidence/perf_cases.py):
+
+=================  =====  =====  =====  =====  ==================================================
+GPU                bf16   bf16   fp8    fp8    published runs behind it
+                   pre    LoRA   pre    LoRA
+=================  =====  =====  =====  =====  ==================================================
+A100 SXM / PCIe    0.48   0.48   --     --     MosaicML A100-40/80 tables (MFU 44-56 %), Llama 1
+                                               (380 tok/s/GPU, 65B) and Llama 2 GPU-hours, Qwen
+                                               and torchtune A100 rows, MT-NLG
+H100 SXM / NVL     0.42   0.40   0.33   0.29   MosaicML H100 BF16/FP8 tables (40-46 % / 23-30 %
+                                               of the FP8 peak), torchtitan (33-39 %), NeMo 24.07
+                                               and Megatron-Bridge FP8 tables, MLPerf v4.0 LoRA
+H200 SXM / NVL     0.43   0.40   0.34   0.30   Trainy/torchtitan H200 FP8, MLPerf v4.1 LoRA
+B200 / B300        0.42   0.40   0.33   0.29   Megatron-Bridge 25.11 DGX-B200, MLPerf v4.1 LoRA
+L40S, RTX 6000     0.47   0.45   0.38   0.35   no public training run found: the same
+Ada, RTX 4090                                  constants, checked only by torchtune's RTX 4090
+                                               and RTX A6000 rows
+=================  =====  =====  =====  =====  ==================================================
+
+FP8 columns are MFU against the FP8 peak (x2 against the BF16 peak: about 1.5x BF16 speed).
+The LoRA columns are lower because the attention share of LoRA's 4N model FLOPs is larger;
+fine-tuning stacks also carry a host-side floor per layer (LAYER_OVERHEAD_FINETUNE_S) that
+only short micro-batches feel.  E (GEMM efficiency) and C_ACT (memory-bound bytes) together give
+each GPU its MFU: a GPU with more FLOPs per byte of bandwidth spends a larger share of the step in
+memory-bound work.  The fit puts that share low for large-batch training (a few per cent of the
+step), so H200 trains only a few per cent faster than H100 on long compute-bound steps and more
+where bandwidth binds (small micro-batches, QLoRA dequantisation, the optimizer update).
+
+FP8 only speeds up the FP8 linears: their FLOPs run ``FP8_GEMM_SPEEDUP`` times faster (not 2x:
+FP8 GEMMs reach a lower share of their peak and add quantisation casts), attention and
+memory-bound work stay BF16 -- about 1.3x end to end, as MosaicML's H100 FP8 table (1.27x on
+MPT-3B) and torchtitan's Float8 rows (1.28-1.48x) measure.
+
+QLoRA dequantises every NF4 weight before each matmul pass (forward, backward, and the recompute
+forward): a fixed cost per micro-batch, ``QLORA_DEQUANT_BYTES`` of memory traffic per base weight
+per pass, so its share falls as tokens per micro-batch grow (Qwen's table: +150 % at 256 tokens,
++5 % at 8192 for Qwen-7B).
+
+The fitted constants (E, A, G, C_ACT, overheads, SCALE_LOSS, QLORA_DEQUANT_BYTES) were fitted by
+``bench/fit_perf.py`` on the *fitting* half of ``tests/evidence/perf_cases.py`` only (the split
+rule is in that module); ``bench/perf_accuracy.py`` scores them on both halves.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.estimate.communication import (
+    allreduce_seconds,
+    dp_layout,
+    gather_seconds,
+    tp_layout,
+)
+from engine.estimate.constants import MASTER_WEIGHT_BYTES, OPTIMIZER_STATE_BYTES_FP32
+from engine.estimate.links import Links
+from engine.estimate.params import ParamCounts, lora_params
+from engine.workload import Workload
+from parts.schema import Gpu, ModelPreset
+
+# ----------------------------------------------------------------------------- fitted constants
+#: GEMM efficiency: share of the dense BF16 peak a large linear layer reaches in training.
+GEMM_EFFICIENCY = 0.5
+#: Attention kernels (FlashAttention forward + backward) relative to the linears' efficiency,
+#: on Ampere/Ada and on Hopper/Blackwell.  FlashAttention-2 reaches 50-73 % of the A100's peak
+#: (Dao 2023, arXiv:2307.08691) but only ~35 % of the H100's, since it does not use Hopper's
+#: WGMMA/TMA instructions (Shah et al. 2024, FlashAttention-3, arXiv:2407.08608, section 1).
+ATTENTION_EFFICIENCY = 0.913
+ATTENTION_EFFICIENCY_HOPPER = 0.488
+#: FP8 linear-layer speed-up over BF16 on the same GPU.
+FP8_GEMM_SPEEDUP = 2.0
+#: Memory-bound traffic per token, in bytes per (layer x hidden unit): norms, residual adds,
+#: activation functions, rotary embeddings, dropout, in forward and backward.
+C_ACT_BYTES = 100.0
+#: Host-side time per layer per micro-batch (seconds): kernel launches and framework code of
+#: eager fine-tuning stacks (Hugging Face Trainer + PEFT, DeepSpeed) and of pre-training stacks
+#: (Megatron, NeMo, torchtitan, llm-foundry: fused kernels, CUDA graphs, torch.compile).  The
+#: host runs ahead of the GPU, so a micro-batch takes the longer of the two, not their sum: the
+#: floor only shows on short micro-batches (Qwen's 256-token rows).
+LAYER_OVERHEAD_FINETUNE_S = 0.00728
+LAYER_OVERHEAD_PRETRAIN_S = 0.002
+#: Fixed cost per optimizer step (seconds): gradient clipping, LR schedule, logging, data loader.
+STEP_FIXED_S = 0.001
+#: NF4 dequantisation traffic per base weight per matmul pass (bytes), see module docstring.
+QLORA_DEQUANT_BYTES = 31.0
+#: Efficiency lost per doubling of the server count (straggler, jitter, exposed collectives the
+#: byte count does not capture).  Megatron-LM README (strong scaling GPT-3 175B from 96 to 4,608
+#: H100: MFU 47 % -> 42 %, 5.6 doublings) and MosaicML's 128 -> 512 H100 rows (-2 to -4 % per
+#: doubling).
+SCALE_LOSS = 0.0
+
+# ----------------------------------------------------------------------------- assumptions
+#: Share of data-parallel / FSDP traffic hidden behind compute (PyTorch DDP gradient buckets,
+#: FSDP prefetch, Megatron --overlap-grad-reduce / --overlap-param-gather); the rest is exposed.
+DP_OVERLAP = 0.9
+#: Share of tensor-parallel all-reduce time hidden behind compute (Megatron/NeMo overlap TP
+#: communication with GEMMs; plain PyTorch TP does not).  Assumed half.
+TP_OVERLAP = 0.5
+#: Weight passes per micro-batch: forward, activation-gradient and weight-gradient matmuls.
+WEIGHT_PASSES_FULL = 3
+WEIGHT_PASSES_FROZEN = 2
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """One optimizer step on one GPU, and what it is made of (seconds)."""
+
+    tokens_per_gpu: float
+    compute_s: float
+    memory_s: float
+    tp_comm_s: float
+    dp_comm_s: float
+    dp_exposed_s: float
+    overhead_s: float
+    dequant_s: float
+    optimizer_s: float
+    scale_efficiency: float
+    total_s: float
+
+    @property
+    def tokens_per_s_per_gpu(self) -> float:
+        return self.tokens_per_gpu / self.total_s if self.total_s > 0 else 0.0
+
+    def breakdown(self) -> dict[str, float]:
+        return {
+            "compute_s": self.compute_s,
+            "memory_s": self.memory_s,
+            "tp_comm_s": self.tp_comm_s,
+            "dp_comm_exposed_s": self.dp_exposed_s,
+            "overhead_s": self.overhead_s,
+            "qlora_dequant_s": self.dequant_s,
+            "optimizer_s": self.optimizer_s,
+            "step_s": self.total_s,
+        }
+
+
+def bf16_peak(gpu: Gpu, precision: str) -> float | None:
+    """FLOP/s the GEMM efficiency applies to: the BF16 dense peak (FP32 peak for fp32 runs).
+    FP8 runs use the BF16 peak times FP8_GEMM_SPEEDUP for the linears."""
+    if precision == "fp32":
+        return gpu.fp32_tflops * 1e12 if gpu.fp32_tflops else None
+    return gpu.bf16_tflops_dense * 1e12 if gpu.bf16_tflops_dense else None
+
+
+_HOPPER_OR_NEWER = (
+    "H100",
+    "H200",
+    "H800",
+    "H20",
+    "GH200",
+    "B100",
+    "B200",
+    "B300",
+    "GB200",
+    "GB300",
+)
+
+
+def attention_efficiency(gpu: Gpu) -> float:
+    """ATTENTION_EFFICIENCY_HOPPER for Hopper / Blackwell GPUs (named in the SKU), else
+    ATTENTION_EFFICIENCY."""
+    sku = gpu.sku.upper()
+    if any(tag in sku for tag in _HOPPER_OR_NEWER):
+        return ATTENTION_EFFICIENCY_HOPPER
+    return ATTENTION_EFFICIENCY
+
+
+def fp8_linear_speedup(gpu: Gpu, precision: str) -> float:
+    """How much faster the linears run in FP8: FP8_GEMM_SPEEDUP scaled by the GPU's own FP8 /
+    BF16 peak ratio over the usual 2 (1 when the GPU has no FP8 tensor cores, e.g. A100)."""
+    if precision != "fp8" or not gpu.fp8_tflops_dense or not gpu.bf16_tflops_dense:
+        return 1.0
+    return FP8_GEMM_SPEEDUP * (gpu.fp8_tflops_dense / gpu.bf16_tflops_dense) / 2.0
+
+
+def _trainable(arch: ModelPreset, workload: Workload, counts: ParamCounts) -> float:
+    if workload.method in ("lora", "qlora"):
+        return float(lora_params(arch, workload.lora_targets, workload.lora_rank))
+    return float(counts.total)
+
+
+def _optimizer_bytes_per_param(workload: Workload) -> float:
+    """Bytes the optimizer update reads and writes per trainable weight: gradient read, state
+    read + write, master copy read + write, weight write (AdamW: 2 + 16 + 8 + 2 = 28)."""
+    state = OPTIMIZER_STATE_BYTES_FP32.get(workload.optimizer, 8.0)
+    master = MASTER_WEIGHT_BYTES if workload.master_weights is not False else 0.0
+    return 2.0 + 2.0 * state + 2.0 * master + 2.0
+
+
+def step_time(
+    *,
+    arch: ModelPreset,
+    workload: Workload,
+    counts: ParamCounts,
+    gpu: Gpu,
+    tp: int,
+    dp: int,
+    parallel: str,
+    gpus_per_server: int,
+    links: Links,
+    linear_flops: float,
+    attention_flops: float,
+) -> StepTime | None:
+    """Seconds per optimizer step on one GPU (module docstring); None without peak figures."""
+    peak = bf16_peak(gpu, workload.precision)
+    bw = (gpu.memory_bw_gbs or 0.0) * 1e9
+    if not peak or not bw:
+        return None
+    tp = max(1, tp)
+    layers = counts.layers
+    hidden = arch.hidden_size
+    tokens_micro = workload.micro_batch * workload.seq_len
+    lin_speed = fp8_linear_speedup(gpu, workload.precision)
+    attn_eff = attention_efficiency(gpu)
+
+    # Compute-bound GEMM time, floored by reading the weights once per matmul pass.
+    t_gemm = (
+        tokens_micro
+        / tp
+        * (linear_flops / lin_speed + attention_flops / attn_eff)
+        / (peak * GEMM_EFFICIENCY)
+    )
+    frozen = workload.method in ("lora", "qlora")
+    passes = WEIGHT_PASSES_FROZEN if frozen else WEIGHT_PASSES_FULL
+    weight_bytes = 1.0 if workload.precision == "fp8" else 2.0
+    if workload.precision == "fp32":
+        weight_bytes = 4.0
+    t_weights = passes * counts.active * weight_bytes / tp / bw
+    t_compute = max(t_gemm, t_weights)
+    t_mem = tokens_micro / tp * C_ACT_BYTES * layers * hidden / bw
+
+    # Tensor-parallel all-reduces of the activations, per layer.
+    t_tp = 0.0
+    if tp > 1:
+        per_server, per_island = tp_layout(tp, gpus_per_server, links)
+        act = tokens_micro * hidden * 2.0
+        n_ar = 4 + (2 if workload.checkpointing else 0)
+        one = allreduce_seconds(
+            act, group=tp, per_server=per_server, per_island=per_island, links=links
+        )
+        t_tp = n_ar * layers * one * (1.0 - TP_OVERLAP)
+
+    overhead_layer = LAYER_OVERHEAD_PRETRAIN_S
+    if workload.method in ("lora", "qlora", "full"):
+        overhead_layer = LAYER_OVERHEAD_FINETUNE_S
+    t_over = layers * overhead_layer
+
+    t_deq = 0.0
+    if workload.method == "qlora":
+        deq_passes = 2 + (1 if workload.checkpointing else 0)
+        base = counts.active - counts.embedding
+        t_deq = deq_passes * base / tp * QLORA_DEQUANT_BYTES / bw
+
+    t_gpu = t_compute + t_mem + t_tp + t_deq
+    t_micro = max(t_gpu, t_over)
+    ga = workload.grad_accum
+
+    # Data-parallel / FSDP traffic.
+    trainable = _trainable(arch, workload, counts)
+    t_dp = 0.0
+    if dp > 1:
+        per_server, per_island = dp_layout(tp, dp, gpus_per_server, links)
+        kw = dict(group=dp, per_server=per_server, per_island=per_island, links=links)
+        grads = trainable * 2.0 / tp
+        if parallel == "zero3":
+            params = counts.total * weight_bytes / tp
+            t_dp = ga * (2.0 * gather_seconds(params, **kw) + gather_seconds(grads, **kw))
+        else:
+            t_dp = allreduce_seconds(grads, **kw)
+    busy = ga * (t_compute + t_mem)
+    exposed = max(0.0, t_dp - busy) + (1.0 - DP_OVERLAP) * min(t_dp, busy)
+
+    # Optimizer update: memory-bound over this GPU's shard of the trainable weights.
+    shard = tp * (dp if parallel in ("zero1", "zero2", "zero3") else 1)
+    t_opt = trainable / shard * _optimizer_bytes_per_param(workload) / bw
+    if workload.offload != "none":
+        # Gradients go to the CPU and updated weights come back over PCIe each step.
+        t_opt += trainable / shard * 4.0 / (links.effective_pcie_gbs() * 1e9)
+
+    raw = ga * t_micro + exposed + t_opt + STEP_FIXED_S  # = the breakdown's parts added up
+    servers = max(1, math.ceil(tp * dp / max(1, gpus_per_server)))
+    eff = (1.0 - SCALE_LOSS) ** math.log2(servers)
+    total = raw / eff
+    return StepTime(
+        tokens_per_gpu=ga * tokens_micro / tp,
+        compute_s=ga * t_compute,
+        memory_s=ga * t_mem,
+        tp_comm_s=ga * t_tp,
+        dp_comm_s=t_dp,
+        dp_exposed_s=exposed,
+        overhead_s=ga * max(0.0, t_over - t_gpu) + STEP_FIXED_S,
+        dequant_s=ga * t_deq,
+        optimizer_s=t_opt,
+        scale_efficiency=eff,
+        total_s=total,
+    )
+
+
+def long_step_mfu(
+    gpu: Gpu, precision: str, arch: ModelPreset, linear: float, attn: float, quoted_peak: float
+) -> float | None:
+    """MFU (against ``quoted_peak``) of a long step with no communication or fixed costs: the
+    per-GPU, per-precision default the assumptions show."""
+    peak = bf16_peak(gpu, precision)
+    bw = (gpu.memory_bw_gbs or 0.0) * 1e9
+    if not peak or not bw or not quoted_peak:
+        return None
+    lin_speed = fp8_linear_speedup(gpu, precision)
+    t = (linear / lin_speed + attn / attention_efficiency(gpu)) / (peak * GEMM_EFFICIENCY)
+    t += C_ACT_BYTES * arch.num_hidden_layers * arch.hidden_size / bw
+    return (linear + attn) / t / quoted_peak
