@@ -5,8 +5,9 @@
 Prints, for the fitting and the held-out set (split rule: tests/evidence/perf_cases.py), the
 median |error| and the share of cases within 25 % -- training time and throughput separately.
 Error = predicted / published - 1.  ``--cases`` lists every case; ``--source`` adds a line per
-source.  If ``tests/evidence/serving_cases.py`` exists and offers ``CASES`` and ``predict``, a
-serving section is printed the same way.
+source.  When the serving evidence exists (tests/evidence/serving_cases.py with its FITTING /
+HELD_OUT split, predictions from tests/evidence/serving_predict.py), a serving section follows,
+one line per kind of figure; bench/serving_accuracy.py is its detailed report.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def errors(cases: Iterable[Any], predict: Callable[[Any], float | None]) -> list
         got = predict(case)
         if got is None:
             continue
-        out.append((case, got / case.measured - 1.0))
+        measured = getattr(case, "measured", None) or case.published  # serving cases: published
+        out.append((case, got / measured - 1.0))
     return out
 
 
@@ -64,6 +66,34 @@ def report(cases: tuple[Any, ...], predict, kinds: tuple[str, ...], by_source: b
     return lines
 
 
+def _serving_section(by_source: bool, list_cases: bool) -> None:
+    """The serving cases of tests/evidence/serving_cases.py (FITTING / HELD_OUT, split by its own
+    rule) scored with tests/evidence/serving_predict.py, per kind of figure; silent when the
+    serving evidence is absent."""
+    try:
+        cases_mod = importlib.import_module("tests.evidence.serving_cases")
+        predict_mod = importlib.import_module("tests.evidence.serving_predict")
+    except ModuleNotFoundError:
+        return
+    fitting = getattr(cases_mod, "FITTING", ())
+    held = getattr(cases_mod, "HELD_OUT", ())
+    predict = getattr(predict_mod, "predict", None)
+    if not (fitting or held) or predict is None:
+        return
+    print(f"serving: {len(fitting) + len(held)} published figures (bench/serving_accuracy.py)")
+    for kind in sorted({c.kind for c in (*fitting, *held)}):
+        for label, subset in (("fitting ", fitting), ("held-out", held)):
+            errs = errors([c for c in subset if c.kind == kind], predict)
+            print(f"{kind:<14} {label}  {summary(errs)}")
+            if by_source:
+                for src in sorted({str(c.source) for c, _ in errs}):
+                    part = [(c, e) for c, e in errs if str(c.source) == src]
+                    print(f"    {src[:60]:<60} {summary(part)}")
+            if list_cases:
+                for c, e in sorted(errs, key=lambda x: x[1]):
+                    print(f"      {e:+7.1%}  {c.id}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cases", action="store_true", help="list every case's error")
@@ -78,17 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in report(cases, perf_cases.predict, ("time", "throughput"), args.source,
                        args.cases):  # fmt: skip
         print(line)
-    try:
-        serving = importlib.import_module("tests.evidence.serving_cases")
-    except ModuleNotFoundError:
-        return 0
-    cases_s = getattr(serving, "CASES", ())
-    predict_s = getattr(serving, "predict", None)
-    if cases_s and predict_s:
-        kinds = tuple(sorted({c.kind for c in cases_s}))
-        print(f"serving: {len(cases_s)} published figures")
-        for line in report(tuple(cases_s), predict_s, kinds, args.source, args.cases):
-            print(line)
+    _serving_section(args.source, args.cases)
     return 0
 
 
