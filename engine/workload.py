@@ -56,7 +56,7 @@ class Workload(BaseModel):
     micro_batch: MicroBatch = 1
     # Micro-batches per optimizer step (gradient accumulation): the step's fixed costs and the
     # data-parallel gradient all-reduce are paid once per grad_accum micro-batches.
-    grad_accum: int = Field(1, ge=1, le=1_000_000)
+    grad_accum: MicroBatch = 1
     grad_checkpointing: bool | None = None
     lora_rank: LoraRank = 16
     lora_targets: tuple[str, ...] = LORA_TARGET_SETS["all-linear"]

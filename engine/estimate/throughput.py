@@ -288,13 +288,20 @@ def step_time(
     t_dp = 0.0
     if dp > 1:
         per_server, per_island = dp_layout(tp, dp, gpus_per_server, links)
-        kw = dict(group=dp, per_server=per_server, per_island=per_island, links=links)
         grads = trainable * 2.0 / tp
+
+        def gather(n_bytes: float) -> float:
+            return gather_seconds(
+                n_bytes, group=dp, per_server=per_server, per_island=per_island, links=links
+            )
+
         if parallel == "zero3":
             params = counts.total * weight_bytes / tp
-            t_dp = ga * (2.0 * gather_seconds(params, **kw) + gather_seconds(grads, **kw))
+            t_dp = ga * (2.0 * gather(params) + gather(grads))
         else:
-            t_dp = allreduce_seconds(grads, **kw)
+            t_dp = allreduce_seconds(
+                grads, group=dp, per_server=per_server, per_island=per_island, links=links
+            )
     busy = ga * (t_compute + t_mem)
     exposed = max(0.0, t_dp - busy) + (1.0 - DP_OVERLAP) * min(t_dp, busy)
 

@@ -1,8 +1,8 @@
 """`slotwise validate BOM.toml [--json]`: check a saved build.
 
-Exit 0 ok, 1 the build has errors, 2 bad input, 3 a check failed internally (an
-``engine.internal`` finding: a rule or the estimator broke, so the report is incomplete and the
-build is NOT known to be OK).
+Exit 0 ok, 1 the build has errors, 2 bad input, 3 a check failed internally (an internal-failure
+finding: a rule or the estimator broke, so the report is incomplete and the build is NOT known
+to be OK).
 
 Bad input (exit 2, one paragraph on stderr naming the file, line and field): the file cannot be
 read, is not valid TOML, names a SKU the catalog does not have, or has any other ``bom.*``
