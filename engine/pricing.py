@@ -171,7 +171,12 @@ def _parse_csv(text: str, origin: str) -> PriceList:
     entries: dict[str, PriceEntry] = {}
     currencies: set[str] = set()
     for n, raw in enumerate(reader, start=2):
-        row = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
+        if raw.get(None):  # csv.DictReader puts cells beyond the header under the key None
+            raise PriceError(
+                f"{origin}:{n}: this row has more cells than the header row; quote cells that "
+                "contain commas, or add a column name for the extra cell"
+            )
+        row = {(k or "").strip(): (v or "").strip() for k, v in raw.items() if k is not None}
         if not any(row.values()):
             continue
         where = f"{origin}:{n}"

@@ -153,7 +153,7 @@ class OnboardNic(_Frozen):
     """
 
     sku: NonEmpty = Field(description="the Nic record describing the device")
-    count: int = Field(ge=1)
+    count: PositiveChassisCount
     roots: tuple[str, ...] = Field(
         (), description="PCIe roots the devices hang off (one per device, or one for all)"
     )

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from parts.safe_io import shorten
+
 
 class ArchConfigError(ValueError):
     """A config.json (or arch dict) lacks a field the estimator needs, or has a bad value."""
@@ -50,15 +52,15 @@ class ConfigReader:
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float):
-                self.bad.append(f"{n}={value!r} (must be a whole number)")
+                self.bad.append(f"{n}={shorten(value)} (must be a whole number)")
                 return max(minimum, 1)
             if isinstance(value, float):
                 if not value.is_integer():
-                    self.bad.append(f"{n}={value!r} (must be a whole number)")
+                    self.bad.append(f"{n}={shorten(value)} (must be a whole number)")
                     return max(minimum, 1)
                 value = int(value)
             if value < minimum:
-                self.bad.append(f"{n}={value!r} (must be at least {minimum})")
+                self.bad.append(f"{n}={shorten(value)} (must be at least {minimum})")
                 return max(minimum, 1)
             return value
         if default is _MISSING:
@@ -79,7 +81,7 @@ class ConfigReader:
             if value is None:
                 continue
             if not isinstance(value, bool):
-                self.bad.append(f"{n}={value!r} (must be true or false)")
+                self.bad.append(f"{n}={shorten(value)} (must be true or false)")
                 return default
             return value
         return default
@@ -89,7 +91,7 @@ class ConfigReader:
         if value is None:
             return default
         if not isinstance(value, str):
-            self.bad.append(f"{names[0]}={value!r} (must be a string)")
+            self.bad.append(f"{names[0]}={shorten(value)} (must be a string)")
             return default
         return value
 
@@ -100,7 +102,7 @@ class ConfigReader:
         if not isinstance(value, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in value
         ):
-            self.bad.append(f"{name}={value!r} (must be a list of whole numbers)")
+            self.bad.append(f"{name}={shorten(value)} (must be a list of whole numbers)")
             return None
         return value
 
