@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from engine import local_paths
 from engine.atomic import atomic_write_bytes
 from parts.safe_io import (
@@ -146,6 +144,8 @@ def fetch_config(
                 "to cache it, or give the path of a local config.json instead."
             )
         return cached
+
+    import httpx  # deferred: importing the engine never needs the network stack
 
     headers = {"Accept": "application/json", "User-Agent": "slotwise"}
     token = os.environ.get(TOKEN_ENV, "").strip()
@@ -277,6 +277,8 @@ def safetensors_params(
     path = cache_path(repo_id, revision).with_name("model_info.json")
     data: bytes | None = None
     if not (offline or offline_from_env()):
+        import httpx  # deferred, as above
+
         headers = {"Accept": "application/json", "User-Agent": "slotwise"}
         token = os.environ.get(TOKEN_ENV, "").strip()
         if token and token.isascii() and token.isprintable() and " " not in token:
