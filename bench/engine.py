@@ -23,10 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.build import BridgeFit, Build, DriveFit, Environment  # noqa: E402
-from engine.evaluate import evaluate  # noqa: E402
-from engine.workload import Workload  # noqa: E402
-from parts.catalog import load_catalog  # noqa: E402
+from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment  # noqa: E402
+from slotwise.engine.evaluate import evaluate  # noqa: E402
+from slotwise.engine.workload import Workload  # noqa: E402
+from slotwise.parts.catalog import load_catalog  # noqa: E402
 
 H200 = "NVIDIA-H200-NVL-141GB"
 NIC = "NVIDIA-CX7-400G-1P-OSFP"

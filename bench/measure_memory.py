@@ -38,10 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from engine.estimate import estimate  # noqa: E402
-from engine.estimate.params import linear_params_by_module  # noqa: E402
-from engine.workload import Workload  # noqa: E402
-from parts.schema import Gpu, ModelPreset  # noqa: E402
+from slotwise.engine.estimate import estimate  # noqa: E402
+from slotwise.engine.estimate.params import linear_params_by_module  # noqa: E402
+from slotwise.engine.workload import Workload  # noqa: E402
+from slotwise.parts.schema import Gpu, ModelPreset  # noqa: E402
 from tests.evidence.memory_cases import (  # noqa: E402
     A100_80GB,
     CASES,
@@ -326,7 +326,7 @@ def accuracy_table() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tui.commands.workload_args import add_workload_flags
+    from slotwise.tui.commands.workload_args import add_workload_flags
 
     p = argparse.ArgumentParser(
         prog="measure_memory.py",
@@ -368,10 +368,10 @@ def main(argv: list[str] | None = None) -> int:
             published = None if args.layers else c.measured_bytes
             jobs.append((c.id, shrink(c.arch, args.layers), c.make_workload(), published))
     else:
-        from engine.estimate.resolve import ModelResolveError, resolve_arch
-        from parts.catalog import CatalogError, load_catalog
-        from tui.cli import UsageError
-        from tui.commands.workload_args import workload_from_args
+        from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
+        from slotwise.parts.catalog import CatalogError, load_catalog
+        from slotwise.tui.cli import UsageError
+        from slotwise.tui.commands.workload_args import workload_from_args
 
         try:
             workload = workload_from_args(args)

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from engine.estimate import estimate  # noqa: E402
+from slotwise.engine.estimate import estimate  # noqa: E402
 from tests.evidence.memory_cases import (  # noqa: E402
     A100_80GB,
     CASES,

@@ -31,14 +31,14 @@ _ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "bench"]
 sys.path.insert(0, str(_ROOT))
 
-from engine.build import Build, DriveFit  # noqa: E402
-from engine.evaluate import evaluate  # noqa: E402
-from engine.power_model import (  # noqa: E402
+from slotwise.engine.build import Build, DriveFit  # noqa: E402
+from slotwise.engine.evaluate import evaluate  # noqa: E402
+from slotwise.engine.power_model import (  # noqa: E402
     FANS_BOARD_SHARE,
     efficiency_at,
     efficiency_class,
 )
-from parts.catalog import Catalog, load_catalog  # noqa: E402
+from slotwise.parts.catalog import Catalog, load_catalog  # noqa: E402
 
 
 @dataclass(frozen=True)

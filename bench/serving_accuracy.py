@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.estimate.serving import DEFAULTS, Constants  # noqa: E402
+from slotwise.engine.estimate.serving import DEFAULTS, Constants  # noqa: E402
 from tests.evidence.serving_cases import FITTING, HELD_OUT, ServingCase  # noqa: E402
 from tests.evidence.serving_predict import error, predict  # noqa: E402
 

@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = r"""
 import asyncio, sys
 sys.path.insert(0, {root!r})
-from tui.app import SlotwiseApp
+from slotwise.tui.app import SlotwiseApp
 
 async def main():
     app = SlotwiseApp(state_dir={state!r})
     async with app.run_test(size=(80, 24)) as pilot:
-        from tui.screens.chooser import ChassisChooser
+        from slotwise.tui.screens.chooser import ChassisChooser
         for _ in range(2000):
             scr = app.screen
             if isinstance(scr, ChassisChooser) and scr.focused is not None and scr.is_mounted:

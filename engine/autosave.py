@@ -55,11 +55,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from engine import local_paths
-from engine.atomic import atomic_write_text
-from engine.bom.meta import BomMeta, Clock, to_utc_seconds, utc_now
-from engine.build import Build
-from parts.safe_io import InputError, loads_json, read_text, shorten, shorten_text
+from slotwise.engine import local_paths
+from slotwise.engine.atomic import atomic_write_text
+from slotwise.engine.bom.meta import BomMeta, Clock, to_utc_seconds, utc_now
+from slotwise.engine.build import Build
+from slotwise.parts.safe_io import InputError, loads_json, read_text, shorten, shorten_text
 
 try:  # POSIX: advisory locks that die with their process
     import fcntl

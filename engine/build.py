@@ -6,9 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from engine.workload import Workload
-from parts.bounds import FloatSized, PartCount, PositivePartCount, float_range
-from parts.schema import MAX_SKU_CHARS
+from slotwise.engine.workload import Workload
+from slotwise.parts.bounds import FloatSized, PartCount, PositivePartCount, float_range
+from slotwise.parts.schema import MAX_SKU_CHARS
 
 InputVoltage = Literal["200-240", "100-127"]
 # N+1: any one PSU may fail; N+N: one of two feeds may fail; "chassis": the scheme the chassis

@@ -18,15 +18,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.bom.cluster import TcoParams, cluster_for_build, tco_for_build
-from engine.bom.items import gpu_inventory
-from engine.build import Build
-from engine.evaluate import evaluate
-from engine.pricing import PriceList, quote_build
-from engine.report import Report
-from engine.rules.cooling import BTU_PER_W
-from engine.workload import Workload
-from parts.catalog import Catalog
+from slotwise.engine.bom.cluster import TcoParams, cluster_for_build, tco_for_build
+from slotwise.engine.bom.items import gpu_inventory
+from slotwise.engine.build import Build
+from slotwise.engine.evaluate import evaluate
+from slotwise.engine.pricing import PriceList, quote_build
+from slotwise.engine.report import Report
+from slotwise.engine.rules.cooling import BTU_PER_W
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import Catalog
 
 GIB = 1024**3
 Better = Literal["lower", "higher"]

@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.build import BridgeFit, Build, DriveFit, Environment
-from engine.workload import Workload
+from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
+from slotwise.engine.workload import Workload
 
 
 class EditError(ValueError):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.build import Build
-from engine.report import Finding, Report, sort_findings
-from engine.rules import (
+from slotwise.engine.build import Build
+from slotwise.engine.report import Finding, Report, sort_findings
+from slotwise.engine.rules import (
     cooling,
     lanes,
     load_guard,
@@ -26,11 +26,11 @@ from engine.rules import (
     storage,
     workload_fit,
 )
-from engine.rules.context import Ctx, chassis_index
-from engine.workload import Workload
-from parts.catalog import Catalog, onboard_nics
-from parts.safe_io import shorten_text
-from parts.schema import Gpu, Nic
+from slotwise.engine.rules.context import Ctx, chassis_index
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import Catalog, onboard_nics
+from slotwise.parts.safe_io import shorten_text
+from slotwise.parts.schema import Gpu, Nic
 
 # Order matters only where one family reads what another computed: power before cooling (heat),
 # workload_fit before network (multi-node needs the estimate).

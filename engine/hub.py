@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import local_paths
-from engine.atomic import atomic_write_bytes
-from parts.safe_io import (
+from slotwise.engine import local_paths
+from slotwise.engine.atomic import atomic_write_bytes
+from slotwise.parts.safe_io import (
     MAX_CONFIG_BYTES,
     DeadlineExceeded,
     InputError,

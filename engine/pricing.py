@@ -38,12 +38,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine import local_paths
-from engine.atomic import atomic_write_bytes
-from engine.build import Build
-from parts.bounds import Price
-from parts.catalog import Catalog
-from parts.safe_io import (
+from slotwise.engine import local_paths
+from slotwise.engine.atomic import atomic_write_bytes
+from slotwise.engine.build import Build
+from slotwise.parts.bounds import Price
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.safe_io import (
     DeadlineExceeded,
     InputError,
     TooLarge,
@@ -54,7 +54,7 @@ from parts.safe_io import (
     shorten,
     shorten_text,
 )
-from parts.schema import MAX_SKU_CHARS
+from slotwise.parts.schema import MAX_SKU_CHARS
 
 CACHE_ENV = local_paths.CACHE_ENV
 TOKEN_ENV = "SLOTWISE_PRICES_TOKEN"

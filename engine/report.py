@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.edits import EditOp
-from engine.estimate import Estimate
+from slotwise.engine.edits import EditOp
+from slotwise.engine.estimate import Estimate
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}

@@ -39,16 +39,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.build import BridgeFit, Build, DriveFit, Environment, InputVoltage, Redundancy
-from engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
-from engine.edits import AddBridge, Move, RemoveBridge, SetCount, SetDrives
-from engine.node_search import fewest_passing
-from engine.power_model import FANS_BOARD_SHARE, usable_units
-from engine.pricing import PriceList, Quote, quote_build
-from engine.report import Report
-from engine.workload import Workload
-from parts.catalog import Catalog
-from parts.schema import Baseboard, Bridge, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Slot
+from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment, InputVoltage, Redundancy
+from slotwise.engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
+from slotwise.engine.edits import AddBridge, Move, RemoveBridge, SetCount, SetDrives
+from slotwise.engine.node_search import fewest_passing
+from slotwise.engine.power_model import FANS_BOARD_SHARE, usable_units
+from slotwise.engine.pricing import PriceList, Quote, quote_build
+from slotwise.engine.report import Report
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Baseboard, Bridge, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Slot
 
 Objective = Literal["gpus", "power", "price", "time"]
 OBJECTIVES: tuple[str, ...] = ("gpus", "power", "price", "time")
@@ -505,7 +505,7 @@ def _dimm_options(
 def default_memory_ratio() -> float:
     """Host/GPU memory ratio the memory rule is content with (its RATIO_GOOD; the rule cites
     NVIDIA's DGX designs, which give the host over 2x the GPU memory)."""
-    from engine.rules.memory import RATIO_GOOD
+    from slotwise.engine.rules.memory import RATIO_GOOD
 
     return RATIO_GOOD
 
@@ -661,13 +661,13 @@ def _takes_per_server(fn: Estimator) -> bool:
 
 
 def _default_estimator() -> Estimator:
-    from engine.estimate import estimate
+    from slotwise.engine.estimate import estimate
 
     return estimate
 
 
 def _default_evaluator() -> Evaluator:
-    from engine.evaluate import evaluate
+    from slotwise.engine.evaluate import evaluate
 
     return evaluate
 
@@ -1128,7 +1128,7 @@ def suggest(
     if cons.budget is not None and prices is None:
         raise SuggestError("--budget needs a price list (--prices FILE_OR_URL)")
     if arch is None:
-        from engine.estimate.resolve import resolve_arch
+        from slotwise.engine.estimate.resolve import resolve_arch
 
         arch = resolve_arch(workload, catalog)
     ctx = _Ctx(

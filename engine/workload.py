@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
 
-from parts.bounds import (
+from slotwise.parts.bounds import (
     ConcurrentUsers,
     ContextTokens,
     Fraction,
@@ -17,7 +17,7 @@ from parts.bounds import (
     TokenRate,
     TrainTokens,
 )
-from parts.safe_io import shorten_text
+from slotwise.parts.safe_io import shorten_text
 
 Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
 Precision = Literal["bf16", "fp16", "fp32", "fp8"]

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
-from engine.workload import (
+from slotwise.engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
+from slotwise.engine.workload import (
     LORA_MODULES,
     LORA_TARGET_SETS,
     Workload,

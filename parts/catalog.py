@@ -32,7 +32,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from parts.safe_io import (
+from slotwise.parts.safe_io import (
     MAX_FILE_BYTES,
     InputError,
     loads_toml,
@@ -42,7 +42,7 @@ from parts.safe_io import (
     shorten_path,
     shorten_text,
 )
-from parts.schema import (
+from slotwise.parts.schema import (
     MAX_SKU_CHARS,
     MODEL_BY_KIND,
     PART_KINDS,

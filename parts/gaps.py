@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from parts.catalog import Catalog
-from parts.schema import Chassis, Gpu, Record
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Chassis, Gpu, Record
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,7 @@ def related(catalog: Catalog, ch: Chassis) -> list[Record]:
 def find_gaps(catalog: Catalog, chassis: str | None = None) -> list[Gap]:
     """Every rule-blocking unknown, per record (one chassis and its parts when ``chassis`` is
     given), ordered by kind then SKU."""
-    from parts.schema import PART_KINDS
+    from slotwise.parts.schema import PART_KINDS
 
     recs = related(catalog, catalog.chassis[chassis]) if chassis is not None else list(catalog)
     recs.sort(key=lambda r: (PART_KINDS.index(r.kind), r.sku))

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from parts.bounds import (
+from slotwise.parts.bounds import (
     AirflowCfm,
     AmbientC,
     BandwidthGBs,

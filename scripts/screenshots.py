@@ -22,10 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.build import Build  # noqa: E402
-from engine.edits import AddBridge, Place, SetCount, SetWorkload  # noqa: E402
-from engine.workload import Workload  # noqa: E402
-from parts.catalog import Catalog, load_catalog  # noqa: E402
+from slotwise.engine.build import Build  # noqa: E402
+from slotwise.engine.edits import AddBridge, Place, SetCount, SetWorkload  # noqa: E402
+from slotwise.engine.workload import Workload  # noqa: E402
+from slotwise.parts.catalog import Catalog, load_catalog  # noqa: E402
 
 DEMO_CHASSIS = "SYS-521GE-TNRT"
 DEMO_GPU = "NVIDIA-H200-NVL-141GB"
@@ -73,7 +73,7 @@ def free_gpu_slot(catalog: Catalog) -> str:
 async def pin_two_options(pilot) -> None:
     """Option A: the demo build as it is (2 PSUs: a power error); option B, pinned from it: a
     copy with every PSU bay filled.  The toasts are cleared once shown (deterministic shots)."""
-    from engine.edits import SetCount
+    from slotwise.engine.edits import SetCount
 
     app = pilot.app
     b = app.history.current
@@ -86,7 +86,7 @@ async def pin_two_options(pilot) -> None:
 
 
 def make_app(catalog: Catalog, build: Build | None, state_dir: str):
-    from tui.app import SlotwiseApp, fixed_clock
+    from slotwise.tui.app import SlotwiseApp, fixed_clock
 
     app = SlotwiseApp(
         catalog=catalog,

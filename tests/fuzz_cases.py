@@ -161,7 +161,7 @@ _STATE: dict[str, Any] = {}
 
 def bundled_catalog():
     if "catalog" not in _STATE:
-        from parts.catalog import load_catalog
+        from slotwise.parts.catalog import load_catalog
 
         _STATE["catalog"] = load_catalog()
     return _STATE["catalog"]
@@ -179,7 +179,7 @@ def _check_report(report: Any) -> None:
 
 
 def _evaluate(build: Any, catalog: Any) -> None:
-    from engine.evaluate import evaluate
+    from slotwise.engine.evaluate import evaluate
 
     _check_report(evaluate(build, catalog))
 
@@ -188,8 +188,8 @@ def _evaluate(build: Any, catalog: Any) -> None:
 
 
 def case_bom(rnd: random.Random, tmp: Path) -> str:
-    from engine.bom import export_bom, read_bom
-    from engine.report import Report
+    from slotwise.engine.bom import export_bom, read_bom
+    from slotwise.engine.report import Report
 
     cat = bundled_catalog()
     src = rnd.choice(_examples())
@@ -219,7 +219,7 @@ def _special_file(rnd: random.Random, path: Path) -> str:
 
 
 def case_overlay(rnd: random.Random, tmp: Path) -> str:
-    from parts.catalog import CatalogError, load_catalog
+    from slotwise.parts.catalog import CatalogError, load_catalog
 
     src = rnd.choice(_catalog_files())
     rel = src.relative_to(REPO / "parts" / "data")
@@ -237,7 +237,7 @@ def case_overlay(rnd: random.Random, tmp: Path) -> str:
         return "refused"
     records = [r.model_dump(mode="json") for r in cat]
     json.dumps(records, allow_nan=False)  # parts --json never emits Infinity/NaN
-    from engine.bom import read_bom
+    from slotwise.engine.bom import read_bom
 
     loaded = read_bom(rnd.choice(_examples()), cat)
     if loaded.build is not None:
@@ -256,9 +256,9 @@ def _config_dict(rnd: random.Random) -> dict:
 
 
 def case_config(rnd: random.Random, tmp: Path) -> str:
-    from engine.bom import read_bom
-    from engine.estimate.resolve import ModelResolveError, resolve_arch
-    from engine.workload import Workload
+    from slotwise.engine.bom import read_bom
+    from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
+    from slotwise.engine.workload import Workload
 
     cat = bundled_catalog()
     text = json.dumps(_config_dict(rnd), indent=1)
@@ -277,8 +277,8 @@ def case_config(rnd: random.Random, tmp: Path) -> str:
 
 
 def case_autosave(rnd: random.Random, tmp: Path) -> str:
-    from engine.autosave import AutosaveStore
-    from engine.bom import read_bom
+    from slotwise.engine.autosave import AutosaveStore
+    from slotwise.engine.bom import read_bom
 
     cat = bundled_catalog()
     loaded = read_bom(rnd.choice(_examples()), cat)
@@ -298,7 +298,7 @@ def case_autosave(rnd: random.Random, tmp: Path) -> str:
 
 
 def case_prices(rnd: random.Random, tmp: Path) -> str:
-    from engine.pricing import PriceError, load_prices
+    from slotwise.engine.pricing import PriceError, load_prices
 
     if rnd.random() < 0.3:
         text = "sku,price,currency,example\nSYS-421GE-TNRT,12345.5,USD,true\nX,1,USD,false\n"
@@ -339,8 +339,8 @@ HTTP_DEADLINE_S = 0.5
 def case_http(rnd: random.Random, tmp: Path) -> str:
     from faulty_http import faulty_server
 
-    from engine import pricing
-    from engine.hub import HubError, fetch_config
+    from slotwise.engine import pricing
+    from slotwise.engine.hub import HubError, fetch_config
 
     route = rnd.choice(HTTP_ROUTES)
     old_env = {k: os.environ.get(k) for k in ("SLOTWISE_HF_ENDPOINT", "SLOTWISE_CACHE_DIR")}

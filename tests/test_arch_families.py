@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.estimate.arch import arch_from_config
-from engine.estimate.params import count_params
+from slotwise.engine.estimate.arch import arch_from_config
+from slotwise.engine.estimate.params import count_params
 
 ROOT = Path(__file__).parent / "fixtures" / "configs"
 PUBLISHED = tomllib.loads((ROOT / "PUBLISHED.toml").read_text(encoding="utf-8"))
@@ -151,7 +151,7 @@ def test_llava_counts_the_clip_tower_and_projector_and_warns_about_defaults():
 
 
 def test_gemma2_sliding_layers_cap_their_kv_at_the_window():
-    from engine.estimate.kvcache import kv_elements, kv_elements_per_token
+    from slotwise.engine.estimate.kvcache import kv_elements, kv_elements_per_token
 
     preset, _ = load(PUBLISHED["gemma-2-9b"])
     per_layer_token = 2 * 8 * 256
@@ -162,7 +162,7 @@ def test_gemma2_sliding_layers_cap_their_kv_at_the_window():
 
 
 def test_mla_caches_the_latent_on_every_rank():
-    from engine.estimate.kvcache import kv_elements
+    from slotwise.engine.estimate.kvcache import kv_elements
 
     preset, _ = load(PUBLISHED["deepseek-v2-lite"])
     assert kv_elements(preset, 1000) == 1000 * 27 * (512 + 64)
@@ -170,7 +170,7 @@ def test_mla_caches_the_latent_on_every_rank():
 
 
 def test_gqa_heads_split_over_tp_but_never_below_one():
-    from engine.estimate.kvcache import kv_elements
+    from slotwise.engine.estimate.kvcache import kv_elements
 
     preset, _ = load(PUBLISHED["llama-3.1-8b-instruct"])  # 8 KV heads
     one = kv_elements(preset, 4096)
@@ -276,7 +276,7 @@ def test_mamba_ssm_package_configs_without_model_type():
     """state-spaces/mamba-130m, mamba-2.8b (Mamba-1) and mamba2-2.7b (Mamba-2) ship the
     mamba_ssm package's config (d_model, n_layer, ssm_cfg, padded vocabulary), not a
     transformers one; the cards say 130M, 2.8B and 2.7B."""
-    from engine.estimate.kvcache import kv_elements, ssm_state_elements
+    from slotwise.engine.estimate.kvcache import kv_elements, ssm_state_elements
 
     base = {"vocab_size": 50277, "ssm_cfg": {}, "rms_norm": True, "residual_in_fp32": True,
             "fused_add_norm": True, "pad_vocab_size_multiple": 8}  # fmt: skip
@@ -296,7 +296,7 @@ def test_mamba_ssm_package_configs_without_model_type():
 
 
 def test_hybrid_mamba_ssm_checkpoints_are_refused_clearly():
-    from engine.estimate.arch import ArchConfigError
+    from slotwise.engine.estimate.arch import ArchConfigError
 
     cfg = {"d_model": 64, "n_layer": 4, "vocab_size": 100, "ssm_cfg": {"layer": "Mamba2"},
            "attn_layer_idx": [2], "d_intermediate": 128}  # fmt: skip

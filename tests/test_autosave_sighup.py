@@ -1,6 +1,6 @@
 """The real app, in a real terminal, killed by SIGHUP mid-session, resumes exactly.
 
-`python -m tui.cli` runs in a pseudo-terminal (as over SSH) with its own state dir.  We make
+`python -m slotwise.tui.cli` runs in a pseudo-terminal (as over SSH) with its own state dir.  We make
 two edits and one undo through the keyboard, wait until the autosave shows them, send SIGHUP
 (what the kernel sends when the SSH session drops) and check the autosave on disk.  A second
 `slotwise` offers to resume; after "y" the undo and redo stacks behave exactly as before the
@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.autosave import Autosave, AutosaveStore
-from engine.edits import Place
+from slotwise.engine.autosave import Autosave, AutosaveStore
+from slotwise.engine.edits import Place
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,7 +63,7 @@ class Terminal:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli"],
+            [sys.executable, "-m", "slotwise.tui.cli"],
             stdin=slave,
             stdout=slave,
             stderr=slave,
@@ -192,9 +192,9 @@ def test_app_killed_by_sighup_resumes_exactly(tmp_path):
 DRIVER = textwrap.dedent(
     """
     import sys, time
-    from engine.autosave import Autosave, AutosaveStore
-    from engine.build import Build
-    from engine.edits import Place
+    from slotwise.engine.autosave import Autosave, AutosaveStore
+    from slotwise.engine.build import Build
+    from slotwise.engine.edits import Place
 
     autosave = Autosave(sys.argv[1], build_id="loop")
     build, undo = Build(chassis="SYS-421GE-TNRT"), []

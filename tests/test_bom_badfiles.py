@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bom_fixture import fixture_catalog
 
-from engine.bom import (
+from slotwise.engine.bom import (
     TOP_KEYS,
     BomExistsError,
     BomMeta,
@@ -18,10 +18,10 @@ from engine.bom import (
     read_bom,
     write_bom,
 )
-from engine.bom import toml_writer as bom_toml
-from engine.bom.locate import KeyLocator
-from engine.build import Build
-from engine.report import Report
+from slotwise.engine.bom import toml_writer as bom_toml
+from slotwise.engine.bom.locate import KeyLocator
+from slotwise.engine.build import Build
+from slotwise.engine.report import Report
 
 CAT = fixture_catalog()
 

@@ -7,7 +7,7 @@ import io
 import tomllib
 from pathlib import Path
 
-from tui.cli import main
+from slotwise.tui.cli import main
 
 EX = Path(__file__).resolve().parent.parent / "examples"
 H200 = EX / "h200-nvl-lora-421ge.toml"

@@ -8,8 +8,8 @@ hardware, and nothing outside tests/ may use it.  The figures mimic the shape of
 
 from __future__ import annotations
 
-from parts.catalog import Catalog
-from parts.schema import (
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import (
     Baseboard,
     Bridge,
     Chassis,

@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_bom_fixture import fixture_catalog
 
-from engine.bom import BomMeta, export_bom, import_bom
-from engine.bom import toml_writer as bom_toml
-from engine.bom.items import canonical_build
-from engine.build import BridgeFit, Build, DriveFit, Environment
-from engine.report import Budget, Finding, Report
-from engine.workload import LORA_MODULES, Workload
+from slotwise.engine.bom import BomMeta, export_bom, import_bom
+from slotwise.engine.bom import toml_writer as bom_toml
+from slotwise.engine.bom.items import canonical_build
+from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
+from slotwise.engine.report import Budget, Finding, Report
+from slotwise.engine.workload import LORA_MODULES, Workload
 
 CAT = fixture_catalog()
 PCIE = CAT.chassis["TEST-PCIE-4U"]

@@ -18,8 +18,8 @@ import re
 
 import pytest
 
-from parts.catalog import BUNDLED_DIR, CATALOG_ENV, Catalog, load_catalog
-from parts.schema import Chassis, Gpu, Psu, Slot
+from slotwise.parts.catalog import BUNDLED_DIR, CATALOG_ENV, Catalog, load_catalog
+from slotwise.parts.schema import Chassis, Gpu, Psu, Slot
 
 EXPECTED_CHASSIS = {
     "SYS-421GE-TNRT",

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from engine.build import Build
-from engine.evaluate import evaluate
-from engine.rules.ids import RULES
-from parts.catalog import load_catalog
-from parts.gaps import NEEDS, find_gaps
-from parts.schema import MODEL_BY_KIND
-from tui.cli import main
+from slotwise.engine.build import Build
+from slotwise.engine.evaluate import evaluate
+from slotwise.engine.rules.ids import RULES
+from slotwise.parts.catalog import load_catalog
+from slotwise.parts.gaps import NEEDS, find_gaps
+from slotwise.parts.schema import MODEL_BY_KIND
+from slotwise.tui.cli import main
 
 
 @pytest.fixture(scope="module")

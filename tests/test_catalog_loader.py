@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from parts.catalog import BUNDLED_DIR, CATALOG_ENV, CatalogError, Problem, load_catalog
+from slotwise.parts.catalog import BUNDLED_DIR, CATALOG_ENV, CatalogError, Problem, load_catalog
 
 GPUS = """
 [[gpu]]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from parts.catalog import BUNDLED_DIR, Catalog, load_catalog
-from parts.schema import Baseboard, Bridge, Cpu, Dimm, Drive, Gpu, Nic, Record
+from slotwise.parts.catalog import BUNDLED_DIR, Catalog, load_catalog
+from slotwise.parts.schema import Baseboard, Bridge, Cpu, Dimm, Drive, Gpu, Nic, Record
 
 PART_FILES = (
     "gpus.toml",

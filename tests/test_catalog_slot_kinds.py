@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.bom.items import line_items
-from engine.build import Build
-from engine.evaluate import evaluate
-from engine.workload import Workload
-from parts.catalog import load_catalog
+from slotwise.engine.bom.items import line_items
+from slotwise.engine.build import Build
+from slotwise.engine.evaluate import evaluate
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import load_catalog
 
 # Training 8B on 1T tokens in a day needs many servers: the network rules engage.
 MULTI_NODE = Workload(model="llama-3.1-8b", method="full", tokens=1e12, target_days=1)
@@ -123,8 +123,8 @@ def mgx_cx8() -> Build:
 
 @pytest.mark.parametrize("make", [hgx_b300, mgx_cx8], ids=["822GS-NB3RT", "422GL-NR"])
 def test_onboard_connectx8_counts_as_the_east_west_fabric(cat, make):
-    from engine.evaluate import make_context
-    from engine.rules import network, workload_fit
+    from slotwise.engine.evaluate import make_context
+    from slotwise.engine.rules import network, workload_fit
 
     ctx = make_context(make(), cat, TOO_BIG)
     workload_fit.check(ctx)
@@ -165,8 +165,8 @@ def test_every_onboard_nic_names_a_nic_record(cat):
 def test_the_map_shows_a_drive_row_where_the_bay_layout_is_unknown(cat):
     """SYS-421GE-TNRT's bay layout is not published in any source reached: the map still offers
     a drive row, and drives placed there are reported as not checked (info), not as errors."""
-    from engine.build import DriveFit
-    from tui.widgets.map_rows import map_rows
+    from slotwise.engine.build import DriveFit
+    from slotwise.tui.widgets.map_rows import map_rows
 
     ch = cat.chassis["SYS-421GE-TNRT"]
     assert not ch.drive_bays

@@ -1,5 +1,5 @@
 """CLI behaviour from issue #14: global options before or after the sub-command, each error
-printed once (and no traceback under `python -m tui.cli`), "did you mean" for SKUs and model
+printed once (and no traceback under `python -m slotwise.tui.cli`), "did you mean" for SKUs and model
 ids, help without internal module names, part names never cut."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.names import close_names
-from tui.cli import main
+from slotwise.engine.names import close_names
+from slotwise.tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = str(ROOT / "tests" / "fixtures_catalog")
@@ -39,7 +39,7 @@ def test_bad_overlay_before_the_command_is_not_ignored(capsys, tmp_path):
 
 def test_module_run_prints_one_error_and_no_traceback():
     r = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "estimate", "llama-3.1-70b", "--gpu", "H200"],
+        [sys.executable, "-m", "slotwise.tui.cli", "estimate", "llama-3.1-70b", "--gpu", "H200"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -72,7 +72,7 @@ def test_did_you_mean_is_empty_when_nothing_is_close(catalog_skus):
 
 @pytest.fixture(scope="module")
 def catalog_skus():
-    from parts.catalog import load_catalog
+    from slotwise.parts.catalog import load_catalog
 
     cat = load_catalog()
     return list(cat.gpus) + list(cat.models)
@@ -94,7 +94,7 @@ def test_help_names_no_internal_modules(command, capsys):
 
 
 def test_parts_prints_whole_names(capsys):
-    from parts.catalog import load_catalog
+    from slotwise.parts.catalog import load_catalog
 
     assert main(["parts", "--kind", "gpu"]) == 0
     out = capsys.readouterr().out

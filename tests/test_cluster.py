@@ -4,7 +4,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.cluster import SWITCHES, cluster_markdown, plan_cluster, size_fabric, switch_for
+from slotwise.engine.cluster import (
+    SWITCHES,
+    cluster_markdown,
+    plan_cluster,
+    size_fabric,
+    switch_for,
+)
 
 
 def q2():
@@ -91,9 +97,9 @@ def test_rack_count_follows_the_wall_figure_of_a_real_node():
 
     from fixtures_catalog.helpers import bundled_catalog
 
-    from engine.bom import read_bom
-    from engine.bom.cluster import wall_power
-    from engine.evaluate import evaluate
+    from slotwise.engine.bom import read_bom
+    from slotwise.engine.bom.cluster import wall_power
+    from slotwise.engine.evaluate import evaluate
 
     path = Path(__file__).parents[1] / "examples" / "hgx-h200-finetune-821ge.toml"
     build = read_bom(path, bundled_catalog()).build

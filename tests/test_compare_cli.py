@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.bom import read_bom
-from engine.compare import Option, compare_builds
-from parts.catalog import load_catalog
-from tui.cli import main
+from slotwise.engine.bom import read_bom
+from slotwise.engine.compare import Option, compare_builds
+from slotwise.parts.catalog import load_catalog
+from slotwise.tui.cli import main
 
 EX = Path(__file__).parents[1] / "examples"
 NVL = str(EX / "h200-nvl-lora-421ge.toml")

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.estimate import estimate
-from engine.workload import Workload
+from slotwise.engine.estimate import estimate
+from slotwise.engine.workload import Workload
 from tests.evidence.memory_cases import A100_80GB, GEMMA_2B, LLAMA3_8B
 
 BENCH = Path(__file__).parents[1] / "bench" / "measure_memory.py"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.estimate.checkpoint import checkpoint_format
+from slotwise.engine.estimate.checkpoint import checkpoint_format
 
 CASES = [
     # https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from parts.catalog import Catalog
-from parts.schema import Gpu
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Gpu
+from slotwise.tui import cli
+from slotwise.tui.cli import UsageError
+from slotwise.tui.commands import estimate as estimate_cmd
+from slotwise.tui.commands.workload_args import add_workload_flags, workload_from_args
 from tests.evidence.memory_cases import LLAMA2_7B, LLAMA2_13B
-from tui import cli
-from tui.cli import UsageError
-from tui.commands import estimate as estimate_cmd
-from tui.commands.workload_args import add_workload_flags, workload_from_args
 
 H100 = Gpu(
     sku="NVIDIA-H100-SXM5-80GB",

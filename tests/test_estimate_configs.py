@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tui import cli
+from slotwise.tui import cli
 
 CONFIGS: dict[str, dict] = {
     # https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.estimate import estimate
-from engine.estimate.constants import CUDA_CONTEXT_BYTES, FRAGMENTATION_MARGIN
-from engine.workload import Workload
+from slotwise.engine.estimate import estimate
+from slotwise.engine.estimate.constants import CUDA_CONTEXT_BYTES, FRAGMENTATION_MARGIN
+from slotwise.engine.workload import Workload
 from tests.evidence.memory_cases import A100_80GB, LLAMA3_8B, LLAMA32_3B
 
 

@@ -39,8 +39,8 @@ import statistics
 
 import pytest
 
-from engine.estimate import estimate
-from engine.estimate.params import count_params
+from slotwise.engine.estimate import estimate
+from slotwise.engine.estimate.params import count_params
 from tests.evidence.memory_cases import (
     A100_80GB,
     CASES,

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.estimate import estimate, min_gpus, suggest_changes
-from engine.estimate.constants import GIB, NF4_BITS_PER_PARAM
-from engine.estimate.memory import _in_flight_bytes, trainable_state_bytes
-from engine.estimate.params import count_params, linear_params_by_module, lora_params
-from engine.workload import LORA_TARGET_SETS, Workload
-from parts.schema import Gpu
+from slotwise.engine.estimate import estimate, min_gpus, suggest_changes
+from slotwise.engine.estimate.constants import GIB, NF4_BITS_PER_PARAM
+from slotwise.engine.estimate.memory import _in_flight_bytes, trainable_state_bytes
+from slotwise.engine.estimate.params import count_params, linear_params_by_module, lora_params
+from slotwise.engine.workload import LORA_TARGET_SETS, Workload
+from slotwise.parts.schema import Gpu
 from tests.evidence.memory_cases import (
     A100_80GB,
     GEMMA_2B,
@@ -305,9 +305,9 @@ def test_moe_decode_reads_more_experts_as_the_batch_grows():
     counts = count_params(MIXTRAL)
     # batch 1 streams the active weights (12.9B less the embedding lookup), not all 46.7B:
     # the memory term of the serving model's decode step (engine.estimate.serving)
-    from engine.estimate.compute import peak_flops
-    from engine.estimate.serving import make_replica
-    from engine.estimate.serving_constants import SERVING_MBU
+    from slotwise.engine.estimate.compute import peak_flops
+    from slotwise.engine.estimate.serving import make_replica
+    from slotwise.engine.estimate.serving_constants import SERVING_MBU
 
     w = Workload(method="inference", seq_len=512)
     rep = make_replica(MIXTRAL, counts, w, A100_80GB, 1, peak=peak_flops(A100_80GB, "bf16")[0])

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.estimate import estimate
-from engine.workload import Workload
-from parts.schema import Gpu
+from slotwise.engine.estimate import estimate
+from slotwise.engine.workload import Workload
+from slotwise.parts.schema import Gpu
 from tests.evidence.memory_cases import A100_80GB, LLAMA2_7B, _arch
 
 H100_SXM = Gpu(

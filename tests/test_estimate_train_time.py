@@ -10,12 +10,12 @@ import math
 
 import pytest
 
-from engine.build import BridgeFit, Build
-from engine.estimate import estimate
-from engine.estimate.links import build_links, default_links
-from engine.evaluate import evaluate
-from engine.workload import Workload
-from parts.catalog import load_catalog
+from slotwise.engine.build import BridgeFit, Build
+from slotwise.engine.estimate import estimate
+from slotwise.engine.estimate.links import build_links, default_links
+from slotwise.engine.evaluate import evaluate
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import load_catalog
 from tests.evidence.perf_cases import ARCHS, EXTRA_GPUS
 
 CAT = load_catalog()

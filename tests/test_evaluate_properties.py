@@ -10,8 +10,8 @@ from fixtures_catalog.helpers import added_errors, base_build, bundled_catalog, 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.build import Build, Environment
-from engine.edits import (
+from slotwise.engine.build import Build, Environment
+from slotwise.engine.edits import (
     AddBridge,
     EditError,
     Move,
@@ -26,10 +26,10 @@ from engine.edits import (
     SetWorkload,
     apply_all,
 )
-from engine.evaluate import evaluate
-from engine.report import SEVERITY_ORDER
-from engine.rules.ids import RULES
-from engine.workload import Workload
+from slotwise.engine.evaluate import evaluate
+from slotwise.engine.report import SEVERITY_ORDER
+from slotwise.engine.rules.ids import RULES
+from slotwise.engine.workload import Workload
 
 GARBAGE = ["", "NOPE", "1 ", "../etc", "ü", "XEON-8480+"]
 WORKLOADS = [

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from fixtures_catalog.helpers import H200, base_build, one, run
 
-from engine.build import BridgeFit
-from engine.rules.ids import RULES
+from slotwise.engine.build import BridgeFit
+from slotwise.engine.rules.ids import RULES
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
 ID = re.compile(

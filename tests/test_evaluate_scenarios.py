@@ -2,9 +2,9 @@
 
 from fixtures_catalog.helpers import assert_edit_fixes, bundled_catalog, of_rule
 
-from engine.build import BridgeFit, Build, Environment
-from engine.edits import apply_all
-from engine.evaluate import evaluate
+from slotwise.engine.build import BridgeFit, Build, Environment
+from slotwise.engine.edits import apply_all
+from slotwise.engine.evaluate import evaluate
 
 H200 = "NVIDIA-H200-NVL-141GB"
 H100NVL = "NVIDIA-H100-NVL-94GB"
@@ -120,7 +120,7 @@ def test_hgx_h100_system_power_against_the_dgx_h100_spec():
 
 
 def test_every_bundled_chassis_evaluates_empty_and_with_a_workload():
-    from engine.workload import Workload
+    from slotwise.engine.workload import Workload
 
     for sku in bundled_catalog().chassis:
         for wl in (None, Workload(model="llama-3.1-8b")):

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.bom import export_bom, import_bom, read_bom
-from engine.evaluate import evaluate
-from parts.catalog import load_catalog
-from tui.cli import main
+from slotwise.engine.bom import export_bom, import_bom, read_bom
+from slotwise.engine.evaluate import evaluate
+from slotwise.parts.catalog import load_catalog
+from slotwise.tui.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

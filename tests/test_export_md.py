@@ -10,14 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.bom import read_bom
-from engine.bom.cluster import TcoParams, cluster_for_build, tco_for_build
-from engine.estimate import estimate
-from engine.estimate.resolve import resolve_arch
-from engine.evaluate import evaluate
-from engine.pricing import load_prices
-from parts.catalog import load_catalog
-from tui.cli import main
+from slotwise.engine.bom import read_bom
+from slotwise.engine.bom.cluster import TcoParams, cluster_for_build, tco_for_build
+from slotwise.engine.estimate import estimate
+from slotwise.engine.estimate.resolve import resolve_arch
+from slotwise.engine.evaluate import evaluate
+from slotwise.engine.pricing import load_prices
+from slotwise.parts.catalog import load_catalog
+from slotwise.tui.cli import main
 
 EX = Path(__file__).resolve().parent.parent / "examples"
 NO_FIT = EX / "broken-workload-does-not-fit.toml"  # 70B full fine-tune on 4 x L40S

@@ -15,17 +15,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from engine.estimate.arch import ArchConfigError, arch_from_config
-from engine.estimate.params import count_params
-from engine.hub import (
+from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
+from slotwise.engine.estimate.params import count_params
+from slotwise.engine.hub import (
     HubError,
     cache_path,
     config_url,
     fetch_config,
     safetensors_params,
 )
-from parts.catalog import BUNDLED_DIR
-from parts.schema import ModelPreset
+from slotwise.parts.catalog import BUNDLED_DIR
+from slotwise.parts.schema import ModelPreset
 
 LLAMA_8B = {
     "architectures": ["LlamaForCausalLM"],
@@ -448,8 +448,8 @@ def test_safetensors_missing_or_unreachable_is_none_not_an_error(hub):
 
 
 def test_resolving_a_hub_id_cross_checks_the_count(hub):
-    from engine.estimate.resolve import resolve_arch_with_warnings
-    from engine.workload import Workload
+    from slotwise.engine.estimate.resolve import resolve_arch_with_warnings
+    from slotwise.engine.workload import Workload
 
     _, agree = resolve_arch_with_warnings(Workload(config="ok/model-8b"), None)  # type: ignore[arg-type]
     assert any("8.030B" in w and "safetensors" in w and "they agree" in w for w in agree)

@@ -17,7 +17,7 @@ print('textual' in sys.modules)
 """
 
 
-@pytest.mark.parametrize("pkg", ["parts", "engine", "tui.commands"])
+@pytest.mark.parametrize("pkg", ["slotwise.parts", "slotwise.engine", "slotwise.tui.commands"])
 def test_headless_packages_do_not_import_textual(pkg):
     out = subprocess.run(
         [sys.executable, "-c", CODE.format(pkg=pkg)], capture_output=True, text=True, check=True
@@ -26,7 +26,7 @@ def test_headless_packages_do_not_import_textual(pkg):
 
 
 def test_cli_module_does_not_import_textual():
-    code = "import sys, tui.cli; print('textual' in sys.modules)"
+    code = "import sys, slotwise.tui.cli; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -47,7 +47,7 @@ print('ok')
 """
 
 
-@pytest.mark.parametrize("pkg", ["parts", "engine"])
+@pytest.mark.parametrize("pkg", ["slotwise.parts", "slotwise.engine"])
 def test_every_engine_module_imports_without_httpx(pkg):
     """Only a network fetch needs httpx; importing any module of the core must not."""
     out = subprocess.run(

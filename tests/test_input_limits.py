@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from engine.autosave import AutosaveStore
-from engine.bom import import_bom, read_bom
-from engine.estimate.arch import ArchConfigError, arch_from_config
-from engine.estimate.resolve import ModelResolveError, resolve_arch
-from engine.hub import HubError, fetch_config
-from engine.pricing import PriceError, load_prices, parse_csv
-from engine.workload import Workload
-from parts.catalog import CatalogError, load_catalog
-from parts.safe_io import (
+from slotwise.engine.autosave import AutosaveStore
+from slotwise.engine.bom import import_bom, read_bom
+from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
+from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
+from slotwise.engine.hub import HubError, fetch_config
+from slotwise.engine.pricing import PriceError, load_prices, parse_csv
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import CatalogError, load_catalog
+from slotwise.parts.safe_io import (
     InputError,
     bracket_depth,
     loads_json,
@@ -30,7 +30,7 @@ from parts.safe_io import (
     read_text,
     shorten,
 )
-from tui.cli import main as cli_main
+from slotwise.tui.cli import main as cli_main
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = (REPO / "examples" / "minimal-l40s-hand-written.toml").read_text(encoding="utf-8")
@@ -166,7 +166,7 @@ def test_bom_os_errors_name_the_path(tmp_path):
 
 
 def test_bom_over_the_size_cap(tmp_path, monkeypatch):
-    from engine.bom import document
+    from slotwise.engine.bom import document
 
     monkeypatch.setattr(document, "MAX_BOM_BYTES", 1000)
     p = tmp_path / "big.toml"
@@ -221,7 +221,7 @@ def test_long_sku_is_never_echoed_whole(tmp_path, capsys, size):
 
 
 def test_internal_failure_of_a_rule_is_exit_3_not_ok(tmp_path, capsys, monkeypatch):
-    from engine import evaluate as ev
+    from slotwise.engine import evaluate as ev
 
     def broken(ctx):
         raise OverflowError("int too large to convert to float")
@@ -240,14 +240,14 @@ def test_internal_failure_of_a_rule_is_exit_3_not_ok(tmp_path, capsys, monkeypat
 
 
 def test_internal_failure_of_the_estimator_is_an_error_finding(tmp_path, capsys, monkeypatch):
-    from engine.rules import workload_fit
+    from slotwise.engine.rules import workload_fit
 
     def broken(*args, **kwargs):
         raise OverflowError("cannot convert float infinity to integer")
 
     monkeypatch.setattr(workload_fit, "estimate", broken)
     loaded = import_bom(EXAMPLE, CAT)
-    from engine.evaluate import evaluate
+    from slotwise.engine.evaluate import evaluate
 
     report = evaluate(loaded.build, CAT)
     internal = [f for f in report.findings if f.rule == "engine.internal"]
@@ -260,7 +260,7 @@ def test_internal_failure_of_the_estimator_is_an_error_finding(tmp_path, capsys,
 
 
 def test_unexpected_exception_in_a_command_is_one_paragraph_exit_3(capsys, monkeypatch):
-    from tui.commands import parts as parts_cmd
+    from slotwise.tui.commands import parts as parts_cmd
 
     def broken(args):
         raise RuntimeError("boom " + "y" * 10_000)
@@ -532,7 +532,7 @@ def test_zero_heads_from_the_hub_is_a_clear_error(faulty):
 
 
 def test_trickling_price_server_is_cut_off(faulty, monkeypatch):
-    from engine import pricing
+    from slotwise.engine import pricing
 
     monkeypatch.setattr(pricing, "TIMEOUT_S", 1.0)
     t0 = time.monotonic()

@@ -14,15 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.estimate.params import (
+from slotwise.engine.estimate.params import (
     LORA_MODULE_NAMES,
     count_params,
     head_dim,
     linear_params_by_module,
     lora_params,
 )
-from parts.catalog import BUNDLED_DIR, load_catalog
-from parts.schema import ModelPreset
+from slotwise.parts.catalog import BUNDLED_DIR, load_catalog
+from slotwise.parts.schema import ModelPreset
 
 EXPECTED_IDS = {
     "llama-3.1-8b",

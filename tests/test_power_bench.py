@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fixtures_catalog.helpers import bundled_catalog
 
-from engine.power_model import FANS_BOARD_SHARE, HELD_OUT_MAX_ABS_ERR
+from slotwise.engine.power_model import FANS_BOARD_SHARE, HELD_OUT_MAX_ABS_ERR
 
 _PATH = Path(__file__).parents[1] / "bench" / "power.py"
 

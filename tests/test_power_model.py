@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.power_model import (
+from slotwise.engine.power_model import (
     UNKNOWN_EFFICIENCY,
     efficiency_at,
     efficiency_class,

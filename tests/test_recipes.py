@@ -7,16 +7,16 @@ import json
 
 import pytest
 
-from engine.estimate import estimate
-from engine.estimate.recipes import RECIPES, apply_recipe, recipe_assumptions
-from engine.workload import Workload
-from engine.workload_text import WorkloadTextError, build_workload, parse_field
-from parts.catalog import Catalog
+from slotwise.engine.estimate import estimate
+from slotwise.engine.estimate.recipes import RECIPES, apply_recipe, recipe_assumptions
+from slotwise.engine.workload import Workload
+from slotwise.engine.workload_text import WorkloadTextError, build_workload, parse_field
+from slotwise.parts.catalog import Catalog
+from slotwise.tui import cli
+from slotwise.tui.cli import UsageError
+from slotwise.tui.commands import estimate as estimate_cmd
+from slotwise.tui.commands.workload_args import add_workload_flags, workload_from_args
 from tests.evidence.memory_cases import A100_80GB, LLAMA2_7B, LLAMA3_8B
-from tui import cli
-from tui.cli import UsageError
-from tui.commands import estimate as estimate_cmd
-from tui.commands.workload_args import add_workload_flags, workload_from_args
 
 ISSUE_RECIPES = {
     "hf-trainer", "torchtune", "litgpt", "torchtitan", "deepspeed", "axolotl", "unsloth",
@@ -121,7 +121,7 @@ def test_cli_rejects_bad_knob_values_with_exit_2(capsys):
 
 
 def test_estimate_json_lists_the_recipe_defaults(monkeypatch, capsys):
-    from parts.schema import Gpu
+    from slotwise.parts.schema import Gpu
 
     gpu = Gpu(sku="G80", name="80 GB GPU", source="https://example.com", memory_gb=80, form="sxm")
     cat = Catalog(records={r.sku: r for r in (gpu, LLAMA2_7B)})

@@ -11,11 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from engine.estimate.params import count_params
-from engine.estimate.resolve import ModelResolveError, resolve_arch, resolve_arch_with_warnings
-from engine.hub import cache_path
-from engine.workload import Workload
-from parts.catalog import BUNDLED_DIR, Catalog, load_catalog
+from slotwise.engine.estimate.params import count_params
+from slotwise.engine.estimate.resolve import (
+    ModelResolveError,
+    resolve_arch,
+    resolve_arch_with_warnings,
+)
+from slotwise.engine.hub import cache_path
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import BUNDLED_DIR, Catalog, load_catalog
 
 QWEN_7B = {
     "architectures": ["Qwen2ForCausalLM"],

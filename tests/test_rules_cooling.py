@@ -2,7 +2,7 @@
 
 from fixtures_catalog.helpers import H200, assert_edit_fixes, base_build, of_rule, one, run
 
-from engine.build import Environment
+from slotwise.engine.build import Environment
 
 
 def test_heat_budget_in_watts_and_btu():

@@ -3,7 +3,7 @@
 import pytest
 from fixtures_catalog.helpers import H200, assert_edit_fixes, base_build, of_rule, one, run
 
-from engine.rules.memory import balanced_counts
+from slotwise.engine.rules.memory import balanced_counts
 
 TEN = {str(i): H200 for i in range(1, 11)}
 

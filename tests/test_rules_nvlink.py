@@ -10,8 +10,8 @@ from fixtures_catalog.helpers import (
     run,
 )
 
-from engine.build import BridgeFit
-from engine.workload import Workload
+from slotwise.engine.build import BridgeFit
+from slotwise.engine.workload import Workload
 
 BR2 = "NVLINK-H100-NVL-2WAY"
 

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 from fixtures_catalog.helpers import H200, assert_edit_fixes, base_build, of_rule, one, run
 
-from engine.build import Environment
-from engine.edits import apply_all
-from engine.power_model import FANS_BOARD_SHARE
-from engine.rules.power import LOW_LINE_BOUND_W, usable_units
+from slotwise.engine.build import Environment
+from slotwise.engine.edits import apply_all
+from slotwise.engine.power_model import FANS_BOARD_SHARE
+from slotwise.engine.rules.power import LOW_LINE_BOUND_W, usable_units
 
 TEN = {str(i): H200 for i in range(1, 11)}
 
@@ -175,7 +175,7 @@ def test_chassis_scheme_redundancy_and_the_looser_user_choice():
     """FIX-HGX-AIR has no scheme; the bundled SYS-821GE-TNHR is specified 4+2 with 6 PSUs."""
     from fixtures_catalog.helpers import bundled_catalog
 
-    from engine.evaluate import evaluate
+    from slotwise.engine.evaluate import evaluate
 
     b = base_build(
         chassis="SYS-821GE-TNHR",
@@ -205,8 +205,8 @@ def test_eight_h200_nvl_in_421ge_tnrt_at_low_line_is_never_ok():
     an error whose fix is 200-240 V (3 x 2,700 = 8,100 W carries it)."""
     from fixtures_catalog.helpers import bundled_catalog
 
-    from engine.bom import read_bom
-    from engine.evaluate import evaluate
+    from slotwise.engine.bom import read_bom
+    from slotwise.engine.evaluate import evaluate
 
     loaded = read_bom(
         Path(__file__).parents[1] / "examples" / "broken-100v-power.toml", bundled_catalog()

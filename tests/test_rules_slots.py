@@ -10,7 +10,7 @@ from fixtures_catalog.helpers import (
     run,
 )
 
-from engine.build import BridgeFit
+from slotwise.engine.build import BridgeFit
 
 
 def test_base_build_is_clean():

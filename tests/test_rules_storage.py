@@ -3,7 +3,7 @@
 import pytest
 from fixtures_catalog.helpers import assert_edit_fixes, base_build, of_rule, one, run
 
-from engine.build import DriveFit
+from slotwise.engine.build import DriveFit
 
 
 def drives(*fits):

@@ -3,7 +3,7 @@ passed silently."""
 
 from fixtures_catalog.helpers import H200, base_build, one, run
 
-from engine.build import DriveFit, Environment
+from slotwise.engine.build import DriveFit, Environment
 
 
 def bare():

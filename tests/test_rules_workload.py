@@ -2,8 +2,8 @@
 
 from fixtures_catalog.helpers import H200, base_build, of_rule, one, run
 
-from engine.build import Build
-from engine.workload import Workload
+from slotwise.engine.build import Build
+from slotwise.engine.workload import Workload
 
 INFER_8B = Workload(model="llama-3.1-8b", method="inference")
 FULL_70B = Workload(model="llama-3.1-70b", method="full")

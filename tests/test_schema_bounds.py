@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from engine.build import Build
-from engine.pricing import PriceEntry
-from engine.workload import Workload
-from parts.catalog import load_catalog
-from parts.schema import MODEL_BY_KIND
+from slotwise.engine.build import Build
+from slotwise.engine.pricing import PriceEntry
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import load_catalog
+from slotwise.parts.schema import MODEL_BY_KIND
 
 CAT = load_catalog()
 MODELS: list[type[BaseModel]] = [*MODEL_BY_KIND.values(), Workload, Build, PriceEntry]

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.estimate import estimate
-from engine.workload import Workload
+from slotwise.engine.estimate import estimate
+from slotwise.engine.workload import Workload
+from slotwise.tui.cli import main
 from tests.evidence.serving_cases import CASES, FITTING, HELD_OUT, is_held_out
 from tests.evidence.serving_predict import catalog, error
-from tui.cli import main
 
 TOL = 0.30
 
@@ -162,8 +162,8 @@ def test_estimate_text_shows_serving_block(capsys):
 
 
 def _report(workload: Workload):
-    from engine.build import Build
-    from engine.evaluate import evaluate
+    from slotwise.engine.build import Build
+    from slotwise.engine.evaluate import evaluate
 
     build = Build(
         chassis="SYS-521GE-TNRT",

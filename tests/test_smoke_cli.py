@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from tui.cli import main
+from slotwise.tui.cli import main
 
 
 def test_version(capsys):
@@ -24,7 +24,9 @@ def test_help_lists_every_command(capsys):
 
 def test_unknown_flag_exits_2():
     r = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "parts", "--nope"], capture_output=True, text=True
+        [sys.executable, "-m", "slotwise.tui.cli", "parts", "--nope"],
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 2
     assert "--nope" in r.stderr

@@ -17,13 +17,13 @@ from test_suggest_fixtures import (
     write_catalog,
 )
 
-from engine.suggest import (
+from slotwise.engine.suggest import (
     Constraints,
     SuggestError,
     psu_count_for,
     suggest,
 )
-from engine.workload import Workload
+from slotwise.engine.workload import Workload
 
 ARCH_7B = FakeArch(7)
 ARCH_70B = FakeArch(70)
@@ -309,7 +309,7 @@ def test_property_suggestions_are_valid_sorted_and_fit(
 
 def test_many_slots_use_the_greedy_placer(cat, monkeypatch):
     """Above EXHAUSTIVE_SLOTS the placer grows sets greedily: still valid, never colliding."""
-    import engine.suggest as sg
+    import slotwise.engine.suggest as sg
 
     monkeypatch.setattr(sg, "EXHAUSTIVE_SLOTS", 2)
     wl = Workload(model="x", method="inference")

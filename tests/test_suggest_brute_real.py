@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from test_suggest_fixtures import best_keys, price_list, valid_builds, write_catalog
 
-from engine.estimate import estimate
-from engine.estimate.resolve import resolve_arch
-from engine.evaluate import evaluate
-from engine.rules.memory import RATIO_GOOD
-from engine.suggest import Constraints, suggest
-from engine.workload import Workload
+from slotwise.engine.estimate import estimate
+from slotwise.engine.estimate.resolve import resolve_arch
+from slotwise.engine.evaluate import evaluate
+from slotwise.engine.rules.memory import RATIO_GOOD
+from slotwise.engine.suggest import Constraints, suggest
+from slotwise.engine.workload import Workload
 
 MODELS = Path(__file__).resolve().parents[1] / "parts" / "data" / "models.toml"
 

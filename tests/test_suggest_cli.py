@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import main
+from slotwise.tui.cli import main
 
 EXAMPLE_PRICES = str(Path(__file__).resolve().parents[1] / "examples" / "prices-example.toml")
 
@@ -156,7 +156,16 @@ def test_bad_flag_value_exits_2(capsys):
 
 def test_real_process_exit_code_and_json():
     r = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "suggest", "mistral-7b-v0.3", "--limit", "1", "--json"],
+        [
+            sys.executable,
+            "-m",
+            "slotwise.tui.cli",
+            "suggest",
+            "mistral-7b-v0.3",
+            "--limit",
+            "1",
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

@@ -13,10 +13,10 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.build import BridgeFit, Build, DriveFit, Environment
-from engine.pricing import PriceEntry, PriceList, quote_build
-from engine.report import Budget, Finding, Report
-from parts.catalog import Catalog, load_catalog
+from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
+from slotwise.engine.pricing import PriceEntry, PriceList, quote_build
+from slotwise.engine.report import Budget, Finding, Report
+from slotwise.parts.catalog import Catalog, load_catalog
 
 SRC = 'source = "https://example.invalid/test-data"'
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.evaluate import evaluate
-from engine.suggest import Constraints, suggest
-from engine.workload import Workload
-from parts.catalog import load_catalog
+from slotwise.engine.evaluate import evaluate
+from slotwise.engine.suggest import Constraints, suggest
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import load_catalog
 
 WORKLOADS = [
     Workload(model="llama-3.1-8b", method="inference"),

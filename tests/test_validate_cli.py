@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tui.cli import main
+from slotwise.tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
@@ -105,7 +105,7 @@ def test_no_argument_is_usage_error(capsys):
 
 def test_real_process_exit_codes():
     """The installed entry point, as scripts and CI call it."""
-    cmd = [sys.executable, "-m", "tui.cli", "validate"]
+    cmd = [sys.executable, "-m", "slotwise.tui.cli", "validate"]
     ok = subprocess.run(
         [*cmd, str(EX / "l40s-inference-521ge.toml")], capture_output=True, text=True, cwd=ROOT
     )

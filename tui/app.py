@@ -21,26 +21,26 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.keys import APP_KEYS, bindings
-from tui.options import OptionSet
+from slotwise.tui.keys import APP_KEYS, bindings
+from slotwise.tui.options import OptionSet
 
 # Start-up time (issue #14): the first frame needs Textual and nothing else, so the engine,
 # pydantic and the catalog are imported where they are used, most of them in the loading
 # worker.  These names are for the type checker only.
 if TYPE_CHECKING:
-    from engine.autosave import Autosave, AutosaveEntry, AutosaveStore
-    from engine.bom.meta import Clock
-    from engine.build import Build
-    from engine.report import Report
-    from parts.catalog import Catalog
-    from tui.history import History
-    from tui.options import BuildOption
+    from slotwise.engine.autosave import Autosave, AutosaveEntry, AutosaveStore
+    from slotwise.engine.bom.meta import Clock
+    from slotwise.engine.build import Build
+    from slotwise.engine.report import Report
+    from slotwise.parts.catalog import Catalog
+    from slotwise.tui.history import History
+    from slotwise.tui.options import BuildOption
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
 
 
 def _slotwise_commands():
-    from tui.screens.palette import SlotwiseCommands
+    from slotwise.tui.screens.palette import SlotwiseCommands
 
     return SlotwiseCommands
 
@@ -124,7 +124,7 @@ class SlotwiseApp(App[int]):
         if not self._autosave_on:
             return None
         if self._store is None:
-            from engine.autosave import AutosaveStore
+            from slotwise.engine.autosave import AutosaveStore
 
             self._store = AutosaveStore(self._state_dir, clock=self.clock)
         return self._store
@@ -148,7 +148,7 @@ class SlotwiseApp(App[int]):
             # time); it switches to the validated records when they arrive.
             from types import SimpleNamespace
 
-            from tui.chassis_preview import chassis_preview
+            from slotwise.tui.chassis_preview import chassis_preview
 
             preview = chassis_preview(self.catalog_dir)
             if preview:
@@ -170,7 +170,7 @@ class SlotwiseApp(App[int]):
         """Any autosave file on disk (cheap: no parsing, no engine import)."""
         if not self._autosave_on:
             return False
-        from engine.local_paths import state_root
+        from slotwise.engine.local_paths import state_root
 
         root = Path(self._state_dir).expanduser() if self._state_dir else state_root()
         return (root / "autosave.json").exists() or any((root / "autosaves").glob("*.json"))
@@ -178,7 +178,7 @@ class SlotwiseApp(App[int]):
     @work(thread=True, exclusive=True, group="startup")
     def _load(self) -> None:
         """Off the event loop: read the catalog (and the BOM named on the command line)."""
-        from parts.catalog import CatalogError, load_catalog
+        from slotwise.parts.catalog import CatalogError, load_catalog
 
         try:
             catalog = self.catalog or load_catalog(self.catalog_dir)
@@ -190,24 +190,24 @@ class SlotwiseApp(App[int]):
             return
         loaded = None
         if self.bom_arg is not None:
-            from engine.bom import read_bom
+            from slotwise.engine.bom import read_bom
 
             loaded = read_bom(self.bom_arg, catalog)
         self.store  # noqa: B018 - import engine.autosave here, off the event loop
-        from tui.history import History  # noqa: F401 - likewise
+        from slotwise.tui.history import History  # noqa: F401 - likewise
 
         self.post_message(CatalogReady(catalog, loaded))
         self.evaluate_fn()  # the rule modules: after the first screen, before the first edit
 
     def on_startup_failed(self, message: StartupFailed) -> None:
-        from tui.screens.message import ErrorScreen
+        from slotwise.tui.screens.message import ErrorScreen
 
         self.query_one("#loading", Static).update(message.title)
         self.push_screen(ErrorScreen(message.title, message.text, fatal=True))
 
     def on_catalog_ready(self, message: CatalogReady) -> None:
-        from engine.bom.meta import BomMeta
-        from tui.history import History
+        from slotwise.engine.bom.meta import BomMeta
+        from slotwise.tui.history import History
 
         self.catalog = message.catalog
         loaded = message.loaded
@@ -258,7 +258,7 @@ class SlotwiseApp(App[int]):
         return usable
 
     def _report_set_aside(self) -> None:
-        from tui.screens.message import ErrorScreen
+        from slotwise.tui.screens.message import ErrorScreen
 
         if self._aside_msgs:
             self.push_screen(
@@ -270,7 +270,7 @@ class SlotwiseApp(App[int]):
             )
 
     def _open_loaded(self, loaded) -> None:
-        from tui.screens.message import ErrorScreen
+        from slotwise.tui.screens.message import ErrorScreen
 
         problems = "\n".join(
             f"- {p.severity.upper()}: {p.message}"
@@ -312,8 +312,8 @@ class SlotwiseApp(App[int]):
         return None
 
     def _ask_bom_or_autosave(self, loaded, clash: AutosaveEntry, problems: str) -> None:
-        from tui.screens.confirm import ConfirmScreen
-        from tui.screens.recover import entry_text
+        from slotwise.tui.screens.confirm import ConfirmScreen
+        from slotwise.tui.screens.recover import entry_text
 
         def answer(resume: bool | None) -> None:
             if resume:
@@ -334,8 +334,8 @@ class SlotwiseApp(App[int]):
         )
 
     def _open_bom(self, loaded, problems: str) -> None:
-        from tui.history import History
-        from tui.screens.message import ErrorScreen
+        from slotwise.tui.history import History
+        from slotwise.tui.screens.message import ErrorScreen
 
         self.meta = loaded.meta
         self.bom_path = str(Path(loaded.filename).expanduser().resolve())
@@ -349,7 +349,7 @@ class SlotwiseApp(App[int]):
             self.push_screen(ErrorScreen(f"{loaded.filename} loaded with problems", problems))
 
     def _offer_resume(self, entries: list[AutosaveEntry]) -> None:
-        from tui.screens.recover import RecoverScreen
+        from slotwise.tui.screens.recover import RecoverScreen
 
         def answer(choice: tuple[str, AutosaveEntry | None] | None) -> None:
             what, entry = choice or ("new", None)
@@ -362,8 +362,8 @@ class SlotwiseApp(App[int]):
 
     def _resume(self, entry: AutosaveEntry) -> None:
         """Continue an autosaved build; one open in another slotwise continues as a copy."""
-        from engine.bom.meta import BomMeta
-        from tui.history import History
+        from slotwise.engine.bom.meta import BomMeta
+        from slotwise.tui.history import History
 
         assert self.store is not None
         slot = self.store.open(entry.build_id)
@@ -400,7 +400,7 @@ class SlotwiseApp(App[int]):
     # ------------------------------------------------------------------------- state
     def evaluate_fn(self) -> Callable[[Build, Catalog], Report]:
         if self._evaluate is None:
-            from engine.evaluate import evaluate
+            from slotwise.engine.evaluate import evaluate
 
             self._evaluate = evaluate
         return self._evaluate
@@ -410,7 +410,7 @@ class SlotwiseApp(App[int]):
         try:
             return self.evaluate_fn()(build, catalog or self.catalog)
         except Exception as exc:  # the engine promises not to raise; be safe anyway
-            from engine.report import Finding, Report
+            from slotwise.engine.report import Finding, Report
 
             return Report(
                 findings=(
@@ -429,7 +429,7 @@ class SlotwiseApp(App[int]):
 
     def start(self, history: History, saved: Build | None, *, resumed: bool = False) -> None:
         """Make ``history`` the build being edited and show the build screen."""
-        from tui.screens.build import BuildScreen
+        from slotwise.tui.screens.build import BuildScreen
 
         if self.slot is None and self.store is not None:
             slot = self.store.new()
@@ -448,7 +448,7 @@ class SlotwiseApp(App[int]):
             screen.refresh_view(reload_form=True)
 
     def _build_screen(self):
-        from tui.screens.build import BuildScreen
+        from slotwise.tui.screens.build import BuildScreen
 
         return next((s for s in self.screen_stack if isinstance(s, BuildScreen)), None)
 
@@ -456,7 +456,7 @@ class SlotwiseApp(App[int]):
         self, edits, label: str, *, coalesce: str | None = None, reload_form: bool = True
     ) -> bool:
         """Apply engine edits as one undo step; False (with a message) if refused/no-op."""
-        from engine.edits import EditError, apply_all
+        from slotwise.engine.edits import EditError, apply_all
 
         if self.history is None:
             return False
@@ -539,7 +539,7 @@ class SlotwiseApp(App[int]):
     def action_help(self) -> None:
         from textual.command import CommandPalette
 
-        from tui.screens.help import HelpScreen
+        from slotwise.tui.screens.help import HelpScreen
 
         if not any(isinstance(s, HelpScreen | CommandPalette) for s in self.screen_stack):
             self.push_screen(HelpScreen())
@@ -553,7 +553,7 @@ class SlotwiseApp(App[int]):
 
     def _catalog_arrived(self) -> None:
         """The real catalog replaces the chooser's preview (or a choice made on it runs)."""
-        from tui.screens.chooser import ChassisChooser
+        from slotwise.tui.screens.chooser import ChassisChooser
 
         self.query_one("#loading", Static).update(
             "slotwise — catalog loaded.  Ctrl+N / n: new build · Ctrl+Q: quit"
@@ -576,12 +576,12 @@ class SlotwiseApp(App[int]):
             self._pending_sku = sku
             self.query_one("#loading", Static).update(f"slotwise — opening {sku} …")
             return
-        from engine.edits import SetChassis
+        from slotwise.engine.edits import SetChassis
 
         if self.history is None:
-            from engine.bom.meta import BomMeta
-            from engine.build import Build
-            from tui.history import History
+            from slotwise.engine.bom.meta import BomMeta
+            from slotwise.engine.build import Build
+            from slotwise.tui.history import History
 
             self.meta = BomMeta.new(clock=self.clock)
             self.bom_path = None
@@ -590,7 +590,7 @@ class SlotwiseApp(App[int]):
             self.apply_edits((SetChassis(sku=sku),), f"start over on {sku}")
 
     def _push_chooser(self, source) -> None:
-        from tui.screens.chooser import ChassisChooser
+        from slotwise.tui.screens.chooser import ChassisChooser
 
         self.push_screen(
             ChassisChooser(source, cancellable=self.history is not None), self._chassis_chosen
@@ -600,7 +600,7 @@ class SlotwiseApp(App[int]):
         if self.catalog is None:
             return
         if not self.catalog.chassis:
-            from tui.screens.message import ErrorScreen
+            from slotwise.tui.screens.message import ErrorScreen
 
             self.push_screen(
                 ErrorScreen(
@@ -616,7 +616,7 @@ class SlotwiseApp(App[int]):
         self._push_chooser(self.catalog)
 
     def action_export(self) -> None:
-        from tui.screens.export import ExportScreen
+        from slotwise.tui.screens.export import ExportScreen
 
         if self.history is None:
             return
@@ -627,7 +627,7 @@ class SlotwiseApp(App[int]):
                 return
             p = Path(path).expanduser()
             if p.exists():
-                from tui.screens.confirm import ConfirmScreen
+                from slotwise.tui.screens.confirm import ConfirmScreen
 
                 def answer(yes: bool | None) -> None:
                     if yes:
@@ -645,7 +645,7 @@ class SlotwiseApp(App[int]):
         self.push_screen(ExportScreen(default), chosen)
 
     def export_to(self, path: Path, force: bool) -> bool:
-        from engine.bom import BomExistsError, export_bom, write_bom
+        from slotwise.engine.bom import BomExistsError, export_bom, write_bom
 
         meta = self.meta.touched(self.clock)
         text = export_bom(
@@ -654,7 +654,7 @@ class SlotwiseApp(App[int]):
         try:
             write_bom(path, text, force=force)
         except (BomExistsError, OSError) as exc:
-            from tui.screens.message import ErrorScreen
+            from slotwise.tui.screens.message import ErrorScreen
 
             self.push_screen(
                 ErrorScreen(
@@ -682,7 +682,7 @@ class SlotwiseApp(App[int]):
         """Every quit path ends here.  No build open (start screen, chooser): nothing is
         touched.  Build exported: its autosave goes to the trash (kept for a while).
         Unexported changes: ask; the autosave keeps them for the next start."""
-        from tui.screens.confirm import ConfirmScreen
+        from slotwise.tui.screens.confirm import ConfirmScreen
 
         if self.history is None:
             self.exit(0)
@@ -717,7 +717,7 @@ class SlotwiseApp(App[int]):
 
     # ------------------------------------------------------------------------- options
     def _active_option(self) -> BuildOption:
-        from tui.options import BuildOption
+        from slotwise.tui.options import BuildOption
 
         assert self.history is not None
         return BuildOption(
@@ -781,7 +781,7 @@ class SlotwiseApp(App[int]):
         self.notify(f"Editing {opts.label(index)} (its own undo history).")
 
     def action_compare_options(self) -> None:
-        from tui.screens.compare import CompareScreen, comparison_for
+        from slotwise.tui.screens.compare import CompareScreen, comparison_for
 
         if self.history is None:
             return
@@ -812,7 +812,7 @@ class SlotwiseApp(App[int]):
         """Cover the app with the "enlarge the terminal" notice while it is too small.  A
         notice left under another screen closes itself when it comes back on top
         (TooSmallScreen.on_screen_resume)."""
-        from tui.screens.message import TooSmallScreen
+        from slotwise.tui.screens.message import TooSmallScreen
 
         w, h = size or self.size
         small = w < MIN_WIDTH or h < MIN_HEIGHT
@@ -828,7 +828,7 @@ class SlotwiseApp(App[int]):
     def push_screen(self, screen, *args, **kwargs):
         """As App.push_screen, but the size notice stays on top: a screen opened while the
         terminal is too small goes under it (at most one notice is ever on the stack)."""
-        from tui.screens.message import TooSmallScreen
+        from slotwise.tui.screens.message import TooSmallScreen
 
         if (
             not isinstance(screen, TooSmallScreen)

@@ -13,7 +13,7 @@ import importlib
 import os
 import sys
 
-from tui import __version__
+from slotwise.tui import __version__
 
 # Sub-commands, in --help order.  A module listed here must exist and be finished.
 COMMANDS = ("parts", "validate", "estimate", "suggest", "compare", "export")
@@ -34,9 +34,9 @@ def _available_commands() -> list:
     mods = []
     for name in COMMANDS:
         try:
-            mods.append(importlib.import_module(f"tui.commands.{name}"))
+            mods.append(importlib.import_module(f"slotwise.tui.commands.{name}"))
         except ModuleNotFoundError as exc:
-            if exc.name != f"tui.commands.{name}":
+            if exc.name != f"slotwise.tui.commands.{name}":
                 raise
     return mods
 
@@ -105,9 +105,9 @@ def _open_app(argv: list[str]) -> int:
     p.add_argument("--catalog", metavar="DIR")
     args = p.parse_args(argv)
     try:
-        launcher = importlib.import_module("tui.launch")
+        launcher = importlib.import_module("slotwise.tui.launch")
     except ModuleNotFoundError as exc:
-        if exc.name != "tui.launch":
+        if exc.name != "slotwise.tui.launch":
             raise
         sys.stderr.write(
             "slotwise: the interactive app is not built yet; use the sub-commands "
@@ -118,8 +118,8 @@ def _open_app(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    # `python -m tui.cli`: run the imported module's main, so that the UsageError the commands
-    # raise (tui.cli.UsageError) is the class main() catches (not a second __main__ copy).
-    from tui.cli import main as _main
+    # `python -m slotwise.tui.cli`: run the imported module's main, so that the UsageError the commands
+    # raise (slotwise.tui.cli.UsageError) is the class main() catches (not a second __main__ copy).
+    from slotwise.tui.cli import main as _main
 
     raise SystemExit(_main())

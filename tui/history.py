@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.build import Build
+from slotwise.engine.build import Build
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def launch(bom: str | None = None, catalog: str | None = None) -> int:
     """Run the app (resume the autosave or start a new build; ``bom`` opens a saved build)."""
-    from tui.app import SlotwiseApp
+    from slotwise.tui.app import SlotwiseApp
 
     app = SlotwiseApp(bom=bom, catalog_dir=catalog)
     result = app.run()

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the app imports this before its first frame: nothing heavy at import time
-    from engine.autosave import Autosave
-    from engine.bom.meta import BomMeta
-    from engine.build import Build
-    from tui.history import History
+    from slotwise.engine.autosave import Autosave
+    from slotwise.engine.bom.meta import BomMeta
+    from slotwise.engine.build import Build
+    from slotwise.tui.history import History
 
 MAX_OPTIONS = 3
 LETTERS = "ABC"
@@ -63,7 +63,7 @@ class OptionSet:
 
     def copy_of(self, option: BuildOption, slot: Autosave | None) -> BuildOption:
         """A new option that starts as ``option``'s current build, with a history of its own."""
-        from tui.history import History
+        from slotwise.tui.history import History
 
         return BuildOption(
             history=History(option.build),

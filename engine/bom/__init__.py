@@ -8,7 +8,7 @@
 The package re-exports the document API, so ``from engine.bom import read_bom`` keeps working.
 """
 
-from engine.bom.document import (
+from slotwise.engine.bom.document import (
     BAD_INPUT_PREFIX,
     COUNTED,
     HEADER,

@@ -24,14 +24,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.bom.items import gpu_inventory, line_items
-from engine.build import Build
-from engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
-from engine.node_search import fewest_passing
-from engine.report import Report
-from engine.tco import TcoInputs, TcoResult, compute_tco
-from parts.catalog import Catalog, onboard_nics
-from parts.schema import Nic
+from slotwise.engine.bom.items import gpu_inventory, line_items
+from slotwise.engine.build import Build
+from slotwise.engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
+from slotwise.engine.node_search import fewest_passing
+from slotwise.engine.report import Report
+from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco
+from slotwise.parts.catalog import Catalog, onboard_nics
+from slotwise.parts.schema import Nic
 
 # Minimum per-port speed of an east-west training NIC: the network rule's thresholds.
 PCIE_MIN_GBPS = 200
@@ -86,8 +86,8 @@ def _fast_nic(build: Build, catalog: Catalog, min_gbps: int) -> tuple[Nic | None
 
 def _fewest_nodes(build: Build, catalog: Catalog, gpu_sku: str, per_node: int, max_nodes: int):
     """(nodes, estimate) or a reason string; see the module doc."""
-    from engine.estimate import estimate
-    from engine.estimate.resolve import ModelResolveError, resolve_arch
+    from slotwise.engine.estimate import estimate
+    from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
 
     wl = build.workload
     gpu = catalog.gpus.get(gpu_sku)

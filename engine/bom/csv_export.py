@@ -11,9 +11,9 @@ import csv
 import io
 from collections.abc import Mapping
 
-from engine.bom.items import line_items
-from engine.build import Build
-from parts.catalog import Catalog
+from slotwise.engine.bom.items import line_items
+from slotwise.engine.build import Build
+from slotwise.parts.catalog import Catalog
 
 COLUMNS = ("line", "sku", "description", "quantity", "unit_price", "extended_price", "currency")
 

@@ -69,18 +69,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.atomic import atomic_write_text
-from engine.bom.items import canonical_build, gpu_inventory, line_items
-from engine.bom.locate import KeyLocator
-from engine.bom.meta import BomMeta
-from engine.bom.toml_writer import dumps as toml_dumps
-from engine.build import MAX_SKU_CHARS, BridgeFit, Build, DriveFit, Environment, Sku
-from engine.report import Finding, Report
-from engine.rules.cooling import BTU_PER_W
-from engine.workload import Workload
-from parts.bounds import PositivePartCount
-from parts.catalog import Catalog
-from parts.safe_io import (
+from slotwise.engine.atomic import atomic_write_text
+from slotwise.engine.bom.items import canonical_build, gpu_inventory, line_items
+from slotwise.engine.bom.locate import KeyLocator
+from slotwise.engine.bom.meta import BomMeta
+from slotwise.engine.bom.toml_writer import dumps as toml_dumps
+from slotwise.engine.build import MAX_SKU_CHARS, BridgeFit, Build, DriveFit, Environment, Sku
+from slotwise.engine.report import Finding, Report
+from slotwise.engine.rules.cooling import BTU_PER_W
+from slotwise.engine.workload import Workload
+from slotwise.parts.bounds import PositivePartCount
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.safe_io import (
     MAX_FILE_BYTES,
     InputError,
     loads_toml,
@@ -261,7 +261,9 @@ def _summary(build: Build, catalog: Catalog, report: Report) -> dict[str, Any]:
 
 
 def _evaluate(build: Build, catalog: Catalog) -> Report:
-    from engine.evaluate import evaluate  # late import: evaluate pulls in every rule module
+    from slotwise.engine.evaluate import (
+        evaluate,  # late import: evaluate pulls in every rule module
+    )
 
     return evaluate(build, catalog)
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.build import Build
-from parts.catalog import Catalog, onboard_nics
+from slotwise.engine.build import Build
+from slotwise.parts.catalog import Catalog, onboard_nics
 
 UNKNOWN_PART = "unknown part (not in the catalog)"
 

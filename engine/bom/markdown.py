@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.bom.cluster import BuildCluster, BuildTco
-from engine.bom.items import canonical_build, gpu_inventory, line_items, slot_order
-from engine.bom.meta import BomMeta
-from engine.build import Build
-from engine.cluster import cluster_markdown
-from engine.report import Budget, Finding, Report
-from engine.rules.cooling import BTU_PER_W
-from engine.tco import tco_markdown
-from parts.catalog import Catalog
+from slotwise.engine.bom.cluster import BuildCluster, BuildTco
+from slotwise.engine.bom.items import canonical_build, gpu_inventory, line_items, slot_order
+from slotwise.engine.bom.meta import BomMeta
+from slotwise.engine.build import Build
+from slotwise.engine.cluster import cluster_markdown
+from slotwise.engine.report import Budget, Finding, Report
+from slotwise.engine.rules.cooling import BTU_PER_W
+from slotwise.engine.tco import tco_markdown
+from slotwise.parts.catalog import Catalog
 
 GiB = 1024**3
 SYMBOL = {"error": "✗", "warning": "⚠", "info": "ℹ"}  # noqa: RUF001 - shown to the user

@@ -16,13 +16,13 @@ from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.estimate.compute import (
+from slotwise.engine.estimate.compute import (
     Flops,
     flops_per_token,
     peak_flops,
     six_nd_seconds,
 )
-from engine.estimate.constants import (
+from slotwise.engine.estimate.constants import (
     CUDA_CONTEXT_BYTES,
     DEFAULT_GPUS_PER_SERVER,
     DEFAULT_MBU,
@@ -31,21 +31,21 @@ from engine.estimate.constants import (
     GIB,
     MAX_GPUS,
 )
-from engine.estimate.links import Links, default_links
-from engine.estimate.memory import MemoryBreakdown, memory_per_gpu
-from engine.estimate.params import ParamCounts, count_params
-from engine.estimate.serving import DEFAULTS as SERVING_DEFAULTS
-from engine.estimate.serving import Serving, make_replica, serving_estimate
-from engine.estimate.serving_constants import SERVING_MBU, SERVING_MFU
-from engine.estimate.throughput import (
+from slotwise.engine.estimate.links import Links, default_links
+from slotwise.engine.estimate.memory import MemoryBreakdown, memory_per_gpu
+from slotwise.engine.estimate.params import ParamCounts, count_params
+from slotwise.engine.estimate.serving import DEFAULTS as SERVING_DEFAULTS
+from slotwise.engine.estimate.serving import Serving, make_replica, serving_estimate
+from slotwise.engine.estimate.serving_constants import SERVING_MBU, SERVING_MFU
+from slotwise.engine.estimate.throughput import (
     DP_OVERLAP,
     TP_OVERLAP,
     StepTime,
     long_step_mfu,
     step_time,
 )
-from engine.workload import Workload
-from parts.schema import Gpu, ModelPreset
+from slotwise.engine.workload import Workload
+from slotwise.parts.schema import Gpu, ModelPreset
 
 __all__ = [
     "Assumptions",

@@ -56,15 +56,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.estimate.params import (
+from slotwise.engine.estimate.params import (
     FOUR_NORM_MODEL_TYPES,
     expert_intermediate,
     head_dim,
     is_mla,
     layer_split,
 )
-from engine.workload import Workload
-from parts.schema import ModelPreset
+from slotwise.engine.workload import Workload
+from slotwise.parts.schema import ModelPreset
 
 #: Bytes of the fp32 copy an RMSNorm keeps per element.
 NORM_FP32_BYTES = 4.0

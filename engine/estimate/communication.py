@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from engine.estimate.links import Links
+from slotwise.engine.estimate.links import Links
 
 
 def _stage(share: float, members: int, gbs: float) -> float:

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.estimate.activations import layer_dims
-from engine.estimate.params import ParamCounts, expert_intermediate, lora_params
-from engine.workload import Workload
-from parts.schema import Gpu, ModelPreset
+from slotwise.engine.estimate.activations import layer_dims
+from slotwise.engine.estimate.params import ParamCounts, expert_intermediate, lora_params
+from slotwise.engine.workload import Workload
+from slotwise.parts.schema import Gpu, ModelPreset
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 
-from engine.estimate.params import head_dim, is_attention, is_mla, mixer_types
-from parts.schema import ModelPreset
+from slotwise.engine.estimate.params import head_dim, is_attention, is_mla, mixer_types
+from slotwise.parts.schema import ModelPreset
 
 
 def kv_elements_per_token(arch: ModelPreset, *, tp: int = 1) -> int:

@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from parts.schema import Gpu
+from slotwise.parts.schema import Gpu
 
 #: One-direction GB/s per PCIe lane (PCI-SIG base specs; 128b/130b encoding from Gen3 on,
 #: Gen6 FLIT mode ~ 242/256 efficiency of 64 GT/s).

@@ -39,29 +39,29 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.estimate.activations import (
+from slotwise.engine.estimate.activations import (
     inference_activation_bytes,
     logits_bytes,
     loss_bytes_per_logit,
     training_activation_bytes,
 )
-from engine.estimate.constants import (
+from slotwise.engine.estimate.constants import (
     BYTES,
     CUDA_CONTEXT_BYTES,
     MASTER_WEIGHT_BYTES,
     NF4_BITS_PER_PARAM,
     OPTIMIZER_STATE_BYTES_FP32,
 )
-from engine.estimate.kvcache import kv_elements, ssm_state_elements
-from engine.estimate.params import (
+from slotwise.engine.estimate.kvcache import kv_elements, ssm_state_elements
+from slotwise.engine.estimate.params import (
     ParamCounts,
     count_params,
     linear_params_by_module,
     lora_params,
 )
-from engine.estimate.recipes import recipe_assumptions
-from engine.workload import Workload
-from parts.schema import ModelPreset
+from slotwise.engine.estimate.recipes import recipe_assumptions
+from slotwise.engine.workload import Workload
+from slotwise.parts.schema import ModelPreset
 
 
 class MemoryBreakdown(BaseModel):

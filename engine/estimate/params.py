@@ -64,7 +64,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parts.schema import ModelPreset
+from slotwise.parts.schema import ModelPreset
 
 # Architectures whose attention hard-codes bias on q/k/v only (not on o_proj).
 QKV_BIAS_MODEL_TYPES = frozenset({"qwen2", "qwen2_moe"})

@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.workload import LORA_TARGET_SETS, Workload
+from slotwise.engine.workload import LORA_TARGET_SETS, Workload
 
 HF_TRAINER_DOCS = "https://huggingface.co/docs/transformers/main_classes/trainer"
 PEFT_LORA_DOCS = "https://huggingface.co/docs/peft/package_reference/lora"

@@ -18,9 +18,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.estimate.arch import ArchConfigError, arch_from_config
-from engine.names import close_names
-from parts.safe_io import (
+from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
+from slotwise.engine.names import close_names
+from slotwise.parts.safe_io import (
     MAX_CONFIG_BYTES,
     InputError,
     loads_json,
@@ -29,11 +29,11 @@ from parts.safe_io import (
     shorten_path,
     shorten_text,
 )
-from parts.schema import ModelPreset
+from slotwise.parts.schema import ModelPreset
 
 if TYPE_CHECKING:
-    from engine.workload import Workload
-    from parts.catalog import Catalog
+    from slotwise.engine.workload import Workload
+    from slotwise.parts.catalog import Catalog
 
 
 class ModelResolveError(ValueError):
@@ -107,7 +107,7 @@ def _from_config_ref(
 ) -> tuple[ModelPreset, list[str]]:
     # engine.hub (httpx) is imported only when a Hub id is resolved: evaluating a build or a
     # preset never loads the network stack.
-    from engine.hub import (
+    from slotwise.engine.hub import (
         DEFAULT_TIMEOUT_S,
         HubError,
         fetch_config,

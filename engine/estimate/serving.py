@@ -38,11 +38,15 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.estimate.activations import layer_dims
-from engine.estimate.compute import attention_flops_fwd, decode_weight_params, matmul_params
-from engine.estimate.memory import kv_cache_bytes, weight_bytes_per_param
-from engine.estimate.params import ParamCounts
-from engine.estimate.serving_constants import (
+from slotwise.engine.estimate.activations import layer_dims
+from slotwise.engine.estimate.compute import (
+    attention_flops_fwd,
+    decode_weight_params,
+    matmul_params,
+)
+from slotwise.engine.estimate.memory import kv_cache_bytes, weight_bytes_per_param
+from slotwise.engine.estimate.params import ParamCounts
+from slotwise.engine.estimate.serving_constants import (
     ALLREDUCE_LATENCY_S,
     DEFAULT_OUTPUT_SHARE,
     LAYER_FLOOR_S_EAGER_EXTRA,
@@ -52,8 +56,8 @@ from engine.estimate.serving_constants import (
     SERVING_MBU,
     SERVING_MFU,
 )
-from engine.workload import Workload
-from parts.schema import Gpu, ModelPreset
+from slotwise.engine.workload import Workload
+from slotwise.parts.schema import Gpu, ModelPreset
 
 #: Bytes per activation element on the tensor-parallel all-reduce (bf16/fp16; FP8 serving
 #: still reduces bf16 activations).

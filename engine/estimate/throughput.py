@@ -74,17 +74,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.estimate.communication import (
+from slotwise.engine.estimate.communication import (
     allreduce_seconds,
     dp_layout,
     gather_seconds,
     tp_layout,
 )
-from engine.estimate.constants import MASTER_WEIGHT_BYTES, OPTIMIZER_STATE_BYTES_FP32
-from engine.estimate.links import Links
-from engine.estimate.params import ParamCounts, lora_params
-from engine.workload import Workload
-from parts.schema import Gpu, ModelPreset
+from slotwise.engine.estimate.constants import MASTER_WEIGHT_BYTES, OPTIMIZER_STATE_BYTES_FP32
+from slotwise.engine.estimate.links import Links
+from slotwise.engine.estimate.params import ParamCounts, lora_params
+from slotwise.engine.workload import Workload
+from slotwise.parts.schema import Gpu, ModelPreset
 
 # ----------------------------------------------------------------------------- fitted constants
 #: GEMM efficiency: share of the dense BF16 peak a large linear layer reaches in training.

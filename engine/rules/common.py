@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.report import Finding, Severity
+from slotwise.engine.report import Finding, Severity
 
 
 def finding(

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.build import Build
-from engine.report import Budget, Finding, PowerFigures
-from engine.workload import Workload
-from parts.catalog import Catalog
-from parts.schema import Baseboard, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Root, Slot
+from slotwise.engine.build import Build
+from slotwise.engine.report import Budget, Finding, PowerFigures
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Baseboard, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Root, Slot
 
 _CACHE_KEY = "_slotwise_engine_cache"
 

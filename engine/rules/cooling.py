@@ -9,12 +9,12 @@ site's cooling (``Environment.cooling``).  Heat: every watt drawn ends up as hea
 
 from __future__ import annotations
 
-from engine.edits import Place, Remove, SetCount, SetEnv
-from engine.report import Budget
-from engine.rules.common import finding, slot_list, watts
-from engine.rules.context import Ctx
-from engine.rules.platform import fitting_count
-from engine.rules.slots import datacenter_alternative
+from slotwise.engine.edits import Place, Remove, SetCount, SetEnv
+from slotwise.engine.report import Budget
+from slotwise.engine.rules.common import finding, slot_list, watts
+from slotwise.engine.rules.context import Ctx
+from slotwise.engine.rules.platform import fitting_count
+from slotwise.engine.rules.slots import datacenter_alternative
 
 BTU_PER_W = 3.412
 

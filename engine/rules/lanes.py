@@ -13,11 +13,11 @@ reported as information; above 2:1 as a warning.
 
 from __future__ import annotations
 
-from engine.edits import Move
-from engine.report import Budget, Severity
-from engine.rules.common import finding
-from engine.rules.context import Ctx
-from engine.rules.slots import find_destination
+from slotwise.engine.edits import Move
+from slotwise.engine.report import Budget, Severity
+from slotwise.engine.rules.common import finding
+from slotwise.engine.rules.context import Ctx
+from slotwise.engine.rules.slots import find_destination
 
 OVERSUB_WARN = 2.0
 

@@ -6,11 +6,11 @@ for another)."""
 
 from __future__ import annotations
 
-from engine.edits import EditError, Place, SetBaseboard, SetCount, apply_all
-from engine.report import Finding
-from engine.rules.common import watts
-from engine.rules.context import Ctx
-from engine.rules.power import draw, psus_needed, unit_watts, usable_units
+from slotwise.engine.edits import EditError, Place, SetBaseboard, SetCount, apply_all
+from slotwise.engine.report import Finding
+from slotwise.engine.rules.common import watts
+from slotwise.engine.rules.context import Ctx
+from slotwise.engine.rules.power import draw, psus_needed, unit_watts, usable_units
 
 
 def _adds_load(edits) -> bool:

@@ -16,10 +16,10 @@ information, naming both DGX ratios so the reader can judge.
 
 from __future__ import annotations
 
-from engine.edits import SetCount
-from engine.report import Severity
-from engine.rules.common import finding
-from engine.rules.context import Ctx
+from slotwise.engine.edits import SetCount
+from slotwise.engine.report import Severity
+from slotwise.engine.rules.common import finding
+from slotwise.engine.rules.context import Ctx
 
 RATIO_WARN = 1.0  # below: warning
 RATIO_GOOD = 2.0  # below: info (DGX H100 3.2x, DGX H200 1.8x)

@@ -12,11 +12,11 @@ e.g. the eight ConnectX-8 of an HGX B300 system) count like fitted ones.
 
 from __future__ import annotations
 
-from engine.edits import Place
-from engine.rules.common import finding
-from engine.rules.context import Ctx, engine_cache
-from engine.rules.slots import destinations
-from parts.schema import Nic
+from slotwise.engine.edits import Place
+from slotwise.engine.rules.common import finding
+from slotwise.engine.rules.context import Ctx, engine_cache
+from slotwise.engine.rules.slots import destinations
+from slotwise.parts.schema import Nic
 
 PCIE_MIN_GBPS = 200
 HGX_MIN_GBPS = 400

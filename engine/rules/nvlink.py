@@ -12,11 +12,11 @@ PCIe only (64-128 GB/s instead of 600-900 GB/s, reference S39).
 
 from __future__ import annotations
 
-from engine.edits import AddBridge, RemoveBridge
-from engine.report import Severity
-from engine.rules.common import finding, slot_list
-from engine.rules.context import Ctx, engine_cache
-from parts.schema import Bridge, Gpu
+from slotwise.engine.edits import AddBridge, RemoveBridge
+from slotwise.engine.report import Severity
+from slotwise.engine.rules.common import finding, slot_list
+from slotwise.engine.rules.context import Ctx, engine_cache
+from slotwise.parts.schema import Bridge, Gpu
 
 
 def bridges_for(ctx: Ctx, gpu_sku: str) -> list[Bridge]:

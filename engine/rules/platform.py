@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.edits import SetCount
-from engine.rules.common import finding, plural
-from engine.rules.context import Ctx
-from parts.schema import Cpu
+from slotwise.engine.edits import SetCount
+from slotwise.engine.rules.common import finding, plural
+from slotwise.engine.rules.context import Ctx
+from slotwise.parts.schema import Cpu
 
 
 def fitting_count(ctx: Ctx, cpu: Cpu) -> int:

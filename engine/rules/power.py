@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.build import Environment
-from engine.edits import SetCount, SetEnv
-from engine.power_model import (
+from slotwise.engine.build import Environment
+from slotwise.engine.edits import SetCount, SetEnv
+from slotwise.engine.power_model import (
     FANS_BOARD_SHARE,
     FANS_BOARD_SOURCE,
     HELD_OUT_MAX_ABS_ERR,
@@ -44,11 +44,11 @@ from engine.power_model import (
     efficiency_class,
     parse_scheme,
 )
-from engine.power_model import usable_units as _usable
-from engine.report import Budget, PowerFigures
-from engine.rules.common import finding, watts
-from engine.rules.context import Ctx
-from parts.schema import Psu
+from slotwise.engine.power_model import usable_units as _usable
+from slotwise.engine.report import Budget, PowerFigures
+from slotwise.engine.rules.common import finding, watts
+from slotwise.engine.rules.context import Ctx
+from slotwise.parts.schema import Psu
 
 LOW_LINE_MAX_V = 127
 LOW_LINE_MAX_A = 16

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine.edits import Move, Place, Remove, SetBaseboard, SetCount
-from engine.rules.common import finding, plural, slot_list
-from engine.rules.context import Ctx, is_wide
-from parts.schema import Gpu, Nic, Slot
+from slotwise.engine.edits import Move, Place, Remove, SetBaseboard, SetCount
+from slotwise.engine.rules.common import finding, plural, slot_list
+from slotwise.engine.rules.context import Ctx, is_wide
+from slotwise.parts.schema import Gpu, Nic, Slot
 
 _FULL_HEIGHT = {"FHFL", "FHHL"}
 _FULL_LENGTH = {"FHFL"}

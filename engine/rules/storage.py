@@ -3,9 +3,9 @@ form factor and interface (NVMe / SATA / SAS backplane) match the drive."""
 
 from __future__ import annotations
 
-from engine.edits import SetDrives
-from engine.rules.common import finding
-from engine.rules.context import Ctx
+from slotwise.engine.edits import SetDrives
+from slotwise.engine.rules.common import finding
+from slotwise.engine.rules.context import Ctx
 
 
 def check(ctx: Ctx) -> None:

@@ -13,16 +13,16 @@ import math
 from collections import Counter
 from typing import Any
 
-from engine.edits import Place
-from engine.estimate import estimate, suggest_changes
-from engine.estimate.links import Links, build_links
-from engine.estimate.resolve import ModelResolveError, resolve_arch
-from engine.report import Budget
-from engine.rules.common import finding
-from engine.rules.context import Ctx, engine_cache, is_wide
-from engine.rules.slots import find_destination
-from parts.safe_io import shorten_text
-from parts.schema import Gpu
+from slotwise.engine.edits import Place
+from slotwise.engine.estimate import estimate, suggest_changes
+from slotwise.engine.estimate.links import Links, build_links
+from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
+from slotwise.engine.report import Budget
+from slotwise.engine.rules.common import finding
+from slotwise.engine.rules.context import Ctx, engine_cache, is_wide
+from slotwise.engine.rules.slots import find_destination
+from slotwise.parts.safe_io import shorten_text
+from slotwise.parts.schema import Gpu
 
 _MEMO_MAX = 512
 GiB = 1024**3

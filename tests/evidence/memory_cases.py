@@ -27,8 +27,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from engine.workload import Workload
-from parts.schema import Gpu, ModelPreset
+from slotwise.engine.workload import Workload
+from slotwise.parts.schema import Gpu, ModelPreset
 
 GB = 1e9
 GIB = 1024**3

@@ -23,7 +23,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from parts.schema import Gpu, ModelPreset
+from slotwise.parts.schema import Gpu, ModelPreset
 
 # ------------------------------------------------------------------------------------ sources
 
@@ -778,7 +778,7 @@ def case_gpu(case: PerfCase) -> Gpu:
     """The case's GPU record: catalog GPUs from the bundled catalog, the rest from EXTRA_GPUS."""
     if case.gpu in EXTRA_GPUS:
         return EXTRA_GPUS[case.gpu]
-    from parts.catalog import load_catalog
+    from slotwise.parts.catalog import load_catalog
 
     return load_catalog().gpus[CATALOG_GPUS[case.gpu]]
 
@@ -786,9 +786,9 @@ def case_gpu(case: PerfCase) -> Gpu:
 def predict(case: PerfCase) -> float | None:
     """slotwise's figure for the case's metric, with the tool's defaults for everything the
     case does not state."""
-    from engine.estimate import estimate
-    from engine.estimate.links import default_links
-    from engine.workload import Workload
+    from slotwise.engine.estimate import estimate
+    from slotwise.engine.estimate.links import default_links
+    from slotwise.engine.workload import Workload
 
     gpu = case_gpu(case)
     wl = Workload(**case.workload)

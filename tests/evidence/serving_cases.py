@@ -42,7 +42,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
-from parts.schema import Gpu
+from slotwise.parts.schema import Gpu
 
 #: A100 SXM4 80GB is not in the bundled catalog (only the PCIe card is): datasheet figures.
 A100_SXM_80GB = Gpu(

@@ -6,14 +6,14 @@ import math
 from dataclasses import replace
 from functools import cache
 
-from engine.estimate import usable_bytes
-from engine.estimate.compute import peak_flops
-from engine.estimate.memory import memory_per_gpu
-from engine.estimate.params import count_params
-from engine.estimate.serving import DEFAULTS, Constants, Replica, make_replica
-from engine.workload import Workload
-from parts.catalog import Catalog, load_catalog
-from parts.schema import Gpu
+from slotwise.engine.estimate import usable_bytes
+from slotwise.engine.estimate.compute import peak_flops
+from slotwise.engine.estimate.memory import memory_per_gpu
+from slotwise.engine.estimate.params import count_params
+from slotwise.engine.estimate.serving import DEFAULTS, Constants, Replica, make_replica
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import Catalog, load_catalog
+from slotwise.parts.schema import Gpu
 from tests.evidence.serving_cases import ServingCase
 
 

@@ -8,11 +8,11 @@ from functools import lru_cache
 from pathlib import Path
 from unittest import mock
 
-from engine.build import BridgeFit, Build, DriveFit, Environment
-from engine.edits import apply_all
-from engine.evaluate import evaluate
-from engine.report import Finding, Report
-from parts.catalog import CATALOG_ENV, Catalog, load_catalog
+from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
+from slotwise.engine.edits import apply_all
+from slotwise.engine.evaluate import evaluate
+from slotwise.engine.report import Finding, Report
+from slotwise.parts.catalog import CATALOG_ENV, Catalog, load_catalog
 
 FIXTURE_DIR = Path(__file__).parent
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from parts.catalog import load_catalog
-from tui.app import SlotwiseApp, fixed_clock
+from slotwise.parts.catalog import load_catalog
+from slotwise.tui.app import SlotwiseApp, fixed_clock
 
 FIXED_NOW = datetime(2026, 1, 15, 9, 30, tzinfo=UTC)
 

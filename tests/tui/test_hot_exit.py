@@ -14,13 +14,13 @@ import sys
 from textual.command import CommandList
 from tui_helpers import CHASSIS, GPU, choose_chassis, keys_for, pick, started
 
-from engine.autosave import AutosaveStore
-from engine.build import Build
-from tui.screens.build import BuildScreen
-from tui.screens.chooser import ChassisChooser
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.message import ErrorScreen
-from tui.screens.recover import RecoverScreen
+from slotwise.engine.autosave import AutosaveStore
+from slotwise.engine.build import Build
+from slotwise.tui.screens.build import BuildScreen
+from slotwise.tui.screens.chooser import ChassisChooser
+from slotwise.tui.screens.confirm import ConfirmScreen
+from slotwise.tui.screens.message import ErrorScreen
+from slotwise.tui.screens.recover import RecoverScreen
 
 BUILD = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2)
 

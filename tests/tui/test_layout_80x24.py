@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.console import Console
 from tui_helpers import pick, screen_text, select_finding, started
 
-from engine.report import Finding
-from tui.widgets.findings import FindingsList, finding_renderable
+from slotwise.engine.report import Finding
+from slotwise.tui.widgets.findings import FindingsList, finding_renderable
 
 _spec = importlib.util.spec_from_file_location(
     "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
@@ -37,7 +37,7 @@ async def test_build_screen_at_80x24_shows_quit_help_export_undo_fix(make_app, c
         assert rows[0].lstrip().startswith("✎ UNEXPORTED"), rows[0]
         await pilot.press("ctrl+s")  # and the keys shown do what they say
         await pilot.pause()
-        from tui.screens.export import ExportScreen
+        from slotwise.tui.screens.export import ExportScreen
 
         assert isinstance(app.screen, ExportScreen)
 

@@ -11,11 +11,11 @@ from pathlib import Path
 from conftest import FIXED_NOW
 from tui_helpers import CHASSIS, keys_for
 
-import parts.catalog
-from tui.app import SlotwiseApp, fixed_clock
-from tui.chassis_preview import chassis_preview
-from tui.screens.build import BuildScreen
-from tui.screens.chooser import ChassisChooser
+import slotwise.parts.catalog
+from slotwise.tui.app import SlotwiseApp, fixed_clock
+from slotwise.tui.chassis_preview import chassis_preview
+from slotwise.tui.screens.build import BuildScreen
+from slotwise.tui.screens.chooser import ChassisChooser
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,8 +36,8 @@ def test_preview_matches_the_catalog(catalog):
 
 def test_importing_the_app_loads_no_engine_and_no_pydantic():
     code = (
-        "import sys; import tui.app; "
-        "print(sorted(m for m in ('pydantic', 'engine.build', 'parts.catalog', 'engine.bom') "
+        "import sys; import slotwise.tui.app; "
+        "print(sorted(m for m in ('pydantic', 'slotwise.engine.build', 'slotwise.parts.catalog', 'slotwise.engine.bom') "
         "if m in sys.modules))"
     )
     out = subprocess.check_output([sys.executable, "-c", code], cwd=ROOT, text=True, timeout=120)
@@ -53,7 +53,7 @@ async def test_chooser_is_up_before_the_catalog_and_a_choice_waits_for_it(
         gate.wait(30)
         return catalog
 
-    monkeypatch.setattr(parts.catalog, "load_catalog", slow_load)
+    monkeypatch.setattr(slotwise.parts.catalog, "load_catalog", slow_load)
     app = SlotwiseApp(state_dir=state_dir, clock=fixed_clock(FIXED_NOW), cursor_blink=False)
     app.animation_level = "none"
     async with app.run_test(size=(80, 24)) as pilot:

@@ -7,12 +7,12 @@ from pathlib import Path
 from textual.widgets import Input, OptionList, Static
 from tui_helpers import CHASSIS, gpu_slots, started
 
-from engine.build import Build
-from engine.workload import Workload
-from tui.screens.build import BuildScreen
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.suggest import SuggestScreen, parse_request
-from tui.screens.tco import TcoScreen, tco_for_build
+from slotwise.engine.build import Build
+from slotwise.engine.workload import Workload
+from slotwise.tui.screens.build import BuildScreen
+from slotwise.tui.screens.confirm import ConfirmScreen
+from slotwise.tui.screens.suggest import SuggestScreen, parse_request
+from slotwise.tui.screens.tco import TcoScreen, tco_for_build
 
 PRICES = str(Path(__file__).resolve().parents[2] / "examples" / "prices-example.toml")
 WORKLOAD = Workload(model="llama-3.1-8b", method="lora")
@@ -156,7 +156,7 @@ async def test_tco_with_example_prices_shows_break_even(make_app, tmp_path):
 
 
 def test_tco_names_missing_prices_and_bad_fields(catalog, tmp_path):
-    from engine.evaluate import evaluate
+    from slotwise.engine.evaluate import evaluate
 
     b = Build(chassis=CHASSIS, slots={gpu_slots(catalog, 1)[0]: "NVIDIA-L4-24GB"})
     partial = tmp_path / "p.toml"
@@ -211,8 +211,8 @@ def test_parse_request_fields():
 
 
 def test_cluster_plan_is_shown_when_no_single_server_fits(catalog):
-    from engine.suggest import suggest
-    from tui.screens.suggest import detail_text, table
+    from slotwise.engine.suggest import suggest
+    from slotwise.tui.screens.suggest import detail_text, table
 
     w = Workload(model="llama-3.1-405b", method="pretrain", tokens=1e12, target_days=30)
     result = suggest(w, catalog, limit=1)

@@ -19,15 +19,15 @@ from tui_helpers import (
     started,
 )
 
-from engine.bom import read_bom
-from tui.screens.build import BuildScreen
-from tui.screens.chooser import ChassisChooser
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.export import ExportScreen
-from tui.screens.message import ErrorScreen, TooSmallScreen
-from tui.screens.picker import PartPicker
-from tui.widgets.chassis_map import ChassisMap
-from tui.widgets.findings import FindingsList
+from slotwise.engine.bom import read_bom
+from slotwise.tui.screens.build import BuildScreen
+from slotwise.tui.screens.chooser import ChassisChooser
+from slotwise.tui.screens.confirm import ConfirmScreen
+from slotwise.tui.screens.export import ExportScreen
+from slotwise.tui.screens.message import ErrorScreen, TooSmallScreen
+from slotwise.tui.screens.picker import PartPicker
+from slotwise.tui.widgets.chassis_map import ChassisMap
+from slotwise.tui.widgets.findings import FindingsList
 
 
 def status_text(app) -> str:
@@ -216,9 +216,9 @@ async def test_starting_in_a_tiny_terminal_shows_the_notice_on_top(make_app):
 
 
 async def test_open_bom_from_command_line_and_bad_bom(make_app, tmp_path, catalog):
-    from engine.bom import export_bom
-    from engine.bom.meta import BomMeta
-    from engine.build import Build
+    from slotwise.engine.bom import export_bom
+    from slotwise.engine.bom.meta import BomMeta
+    from slotwise.engine.build import Build
 
     build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2)
     good = tmp_path / "good.toml"
@@ -254,7 +254,7 @@ async def test_help_and_command_palette(make_app):
         await pick(pilot, "slot:1", "h200")
         await pilot.press("f1")
         await pilot.pause()
-        from tui.screens.help import HelpScreen
+        from slotwise.tui.screens.help import HelpScreen
 
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
@@ -293,7 +293,7 @@ async def test_no_color_still_says_error_in_words(make_app, monkeypatch):
 async def test_workload_from_a_config_json_file(make_app, catalog, tmp_path, monkeypatch):
     import json
 
-    from engine.build import Build
+    from slotwise.engine.build import Build
 
     preset = catalog.models["llama-3.1-8b"]
     skip = {
@@ -422,7 +422,7 @@ async def test_status_line_spells_out_power_not_verified(make_app, catalog):
     a warning, and the status line says "power not verified" (never a silent OK)."""
     from pathlib import Path
 
-    from engine.build import Environment
+    from slotwise.engine.build import Environment
 
     path = Path(__file__).parents[2] / "examples" / "broken-100v-power.toml"
     b = read_bom(path, catalog).build

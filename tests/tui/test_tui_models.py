@@ -9,11 +9,11 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.build import Build
-from engine.evaluate import evaluate
-from tui.history import History
-from tui.screens.picker_model import EMPTY, choices, edits_for, target_for
-from tui.widgets.map_rows import map_rows
+from slotwise.engine.build import Build
+from slotwise.engine.evaluate import evaluate
+from slotwise.tui.history import History
+from slotwise.tui.screens.picker_model import EMPTY, choices, edits_for, target_for
+from slotwise.tui.widgets.map_rows import map_rows
 
 
 def _b(n: int) -> Build:
@@ -102,7 +102,7 @@ def test_double_width_card_marks_the_covered_slot(catalog):
 
 
 def test_bridge_connectors_join_the_bridged_slots(catalog):
-    from engine.edits import AddBridge, Place
+    from slotwise.engine.edits import AddBridge, Place
 
     chassis = next(c for c in catalog.chassis.values() if any(len(g) == 2 for g in c.nvlink_groups))
     pair = next(g for g in chassis.nvlink_groups if len(g) == 2)
@@ -119,8 +119,8 @@ def test_bridge_connectors_join_the_bridged_slots(catalog):
 
 def test_plain_modules_do_not_import_textual():
     code = (
-        "import sys, tui.history, tui.keys, tui.widgets.map_rows, "
-        "tui.screens.picker_model; print('textual' in sys.modules)"
+        "import sys, slotwise.tui.history, slotwise.tui.keys, slotwise.tui.widgets.map_rows, "
+        "slotwise.tui.screens.picker_model; print('textual' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -71,7 +71,7 @@ def test_part_picker(snap_compare, make_app, catalog, size):
 
     async def run(pilot) -> None:
         await _ready(pilot)
-        from tui.widgets.chassis_map import ChassisMap
+        from slotwise.tui.widgets.chassis_map import ChassisMap
 
         cmap = pilot.app.screen.query_one(ChassisMap)
         cmap.highlighted = cmap.row_for_slot(shots.free_gpu_slot(catalog))

@@ -7,8 +7,8 @@ from __future__ import annotations
 from textual.widgets import Input, Select, Static
 from tui_helpers import CHASSIS, GPU, keys_for, set_input, started
 
-from engine.build import Build
-from engine.workload import Workload
+from slotwise.engine.build import Build
+from slotwise.engine.workload import Workload
 
 
 def _verdict(app) -> str:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tui.screens.build import BuildScreen
-from tui.screens.chooser import ChassisChooser
-from tui.screens.picker import PartPicker
-from tui.widgets.chassis_map import ChassisMap
-from tui.widgets.findings import FindingsList
+from slotwise.tui.screens.build import BuildScreen
+from slotwise.tui.screens.chooser import ChassisChooser
+from slotwise.tui.screens.picker import PartPicker
+from slotwise.tui.widgets.chassis_map import ChassisMap
+from slotwise.tui.widgets.findings import FindingsList
 
 CHASSIS = "SYS-521GE-TNRT"
 GPU = "NVIDIA-H200-NVL-141GB"

@@ -8,8 +8,8 @@ import math
 import sys
 from typing import Any
 
-from parts.catalog import Catalog, CatalogError, load_catalog
-from tui.cli import UsageError
+from slotwise.parts.catalog import Catalog, CatalogError, load_catalog
+from slotwise.tui.cli import UsageError
 
 
 def get_catalog(args) -> Catalog:

@@ -16,9 +16,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.bom import BomExistsError, read_bom, write_bom
-from engine.bom.cluster import TcoParams
-from engine.compare import (
+from slotwise.engine.bom import BomExistsError, read_bom, write_bom
+from slotwise.engine.bom.cluster import TcoParams
+from slotwise.engine.compare import (
     Comparison,
     Option,
     compare_builds,
@@ -26,14 +26,14 @@ from engine.compare import (
     comparison_markdown,
     comparison_text,
 )
-from engine.pricing import PriceError, PriceList, load_prices
-from engine.workload import Workload
-from parts.catalog import Catalog
-from tui.cli import UsageError
-from tui.commands.common import add_catalog_flag, get_catalog, print_json
-from tui.commands.tco_args import add_tco_value_flags
-from tui.commands.validate import bad_input, input_paragraph
-from tui.commands.workload_args import add_workload_flags, workload_from_args
+from slotwise.engine.pricing import PriceError, PriceList, load_prices
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import Catalog
+from slotwise.tui.cli import UsageError
+from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.tco_args import add_tco_value_flags
+from slotwise.tui.commands.validate import bad_input, input_paragraph
+from slotwise.tui.commands.workload_args import add_workload_flags, workload_from_args
 
 
 def register(sub) -> None:
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = get_catalog(args)
     workload = _workload(args)
     if workload is not None:
-        from engine.estimate.resolve import ModelResolveError, resolve_arch
+        from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
 
         try:  # a model the catalog / cache cannot resolve is bad input, not a column of n/a
             resolve_arch(workload, catalog, offline=args.offline)

@@ -11,17 +11,21 @@ import argparse
 import os
 from pathlib import Path
 
-from engine.estimate import Estimate, estimate, suggest_changes
-from engine.estimate.checkpoint import checkpoint_format
-from engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
-from engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
-from engine.names import close_names
-from parts.catalog import Catalog
-from parts.safe_io import MAX_CONFIG_BYTES, loads_json, read_text
-from parts.schema import Gpu, ModelPreset
-from tui.cli import UsageError
-from tui.commands.common import add_catalog_flag, get_catalog, print_json
-from tui.commands.workload_args import _positive_int, add_workload_flags, workload_from_args
+from slotwise.engine.estimate import Estimate, estimate, suggest_changes
+from slotwise.engine.estimate.checkpoint import checkpoint_format
+from slotwise.engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
+from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
+from slotwise.engine.names import close_names
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.safe_io import MAX_CONFIG_BYTES, loads_json, read_text
+from slotwise.parts.schema import Gpu, ModelPreset
+from slotwise.tui.cli import UsageError
+from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.workload_args import (
+    _positive_int,
+    add_workload_flags,
+    workload_from_args,
+)
 
 DEFAULT_GPU = "NVIDIA-H100-SXM5-80GB"
 
@@ -85,7 +89,7 @@ def _raw_config(ref: str) -> dict | None:
             text = read_text(path, max_bytes=MAX_CONFIG_BYTES, what="config.json")
             data = loads_json(text, str(path), what="config.json")
         else:
-            from engine.hub import HubError, fetch_config
+            from slotwise.engine.hub import HubError, fetch_config
 
             try:
                 data = fetch_config(ref, offline=True).config

@@ -21,16 +21,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.bom import BomExistsError, export_bom, read_bom, write_bom
-from engine.bom.cluster import BuildTco, TcoParams, cluster_for_build, tco_for_build
-from engine.bom.csv_export import to_csv
-from engine.bom.markdown import to_markdown
-from engine.cluster import DEFAULT_KW_PER_RACK
-from tui.cli import UsageError
-from tui.commands.common import add_catalog_flag, get_catalog
-from tui.commands.tco_args import add_tco_value_flags
-from tui.commands.validate import bad_input, input_paragraph
-from tui.commands.workload_args import _positive_float
+from slotwise.engine.bom import BomExistsError, export_bom, read_bom, write_bom
+from slotwise.engine.bom.cluster import BuildTco, TcoParams, cluster_for_build, tco_for_build
+from slotwise.engine.bom.csv_export import to_csv
+from slotwise.engine.bom.markdown import to_markdown
+from slotwise.engine.cluster import DEFAULT_KW_PER_RACK
+from slotwise.tui.cli import UsageError
+from slotwise.tui.commands.common import add_catalog_flag, get_catalog
+from slotwise.tui.commands.tco_args import add_tco_value_flags
+from slotwise.tui.commands.validate import bad_input, input_paragraph
+from slotwise.tui.commands.workload_args import _positive_float
 
 FORMATS = ("toml", "md", "csv")
 
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
     prices, currency, note = loaded.prices, loaded.currency, loaded.price_note
     if args.prices:
-        from engine.pricing import PriceError, load_prices
+        from slotwise.engine.pricing import PriceError, load_prices
 
         try:
             pl = load_prices(args.prices, offline=args.offline)
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             note += ": they include example figures, not a quote"
         note += "."
 
-    from engine.evaluate import evaluate
+    from slotwise.engine.evaluate import evaluate
 
     report = evaluate(loaded.build, catalog)
     if args.format == "toml":
@@ -154,8 +154,8 @@ def _comparison(args: argparse.Namespace, build, catalog) -> str:
     """The customer-facing 'Options compared' section: this build first, then the others."""
     from pathlib import Path
 
-    from engine.compare import Option, compare_builds, comparison_markdown
-    from tui.commands.compare import load_options
+    from slotwise.engine.compare import Option, compare_builds, comparison_markdown
+    from slotwise.tui.commands.compare import load_options
 
     first = Option(label=Path(args.bom).name, build=build)
     others = load_options(list(args.compare), catalog)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 
-from parts.gaps import Gap, find_gaps
-from parts.schema import PART_KINDS, Record
-from tui.cli import UsageError
-from tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.parts.gaps import Gap, find_gaps
+from slotwise.parts.schema import PART_KINDS, Record
+from slotwise.tui.cli import UsageError
+from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
 
 # Key figures per kind for the table view: (field, header, unit suffix)
 KEY_FIELDS: dict[str, list[tuple[str, str, str]]] = {

@@ -12,16 +12,23 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from engine.build import Build
-from engine.cluster import DEFAULT_KW_PER_RACK, cluster_markdown
-from engine.pricing import PriceError, PriceList, load_prices
-from engine.suggest import OBJECTIVES, Constraints, SuggestError, Suggestion, SuggestResult, suggest
-from engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
-from parts.catalog import Catalog
-from tui.cli import UsageError
-from tui.commands.common import add_catalog_flag, get_catalog, print_json
-from tui.commands.tco_args import add_tco_value_flags
-from tui.commands.workload_args import (
+from slotwise.engine.build import Build
+from slotwise.engine.cluster import DEFAULT_KW_PER_RACK, cluster_markdown
+from slotwise.engine.pricing import PriceError, PriceList, load_prices
+from slotwise.engine.suggest import (
+    OBJECTIVES,
+    Constraints,
+    SuggestError,
+    Suggestion,
+    SuggestResult,
+    suggest,
+)
+from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
+from slotwise.parts.catalog import Catalog
+from slotwise.tui.cli import UsageError
+from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.tco_args import add_tco_value_flags
+from slotwise.tui.commands.workload_args import (
     _positive_float,
     _positive_int,
     add_workload_flags,
@@ -105,7 +112,7 @@ def _load_prices(args) -> PriceList | None:
 
 
 def _resolve(args, workload, catalog):
-    from engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
+    from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
 
     try:
         return resolve_arch_with_warnings(workload, catalog, offline=args.offline)
@@ -187,8 +194,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_boms(args, result: SuggestResult, catalog: Catalog, prices) -> list[Path]:
-    from engine.bom import BomExistsError, export_bom, write_bom
-    from engine.bom.meta import BomMeta
+    from slotwise.engine.bom import BomExistsError, export_bom, write_bom
+    from slotwise.engine.bom.meta import BomMeta
 
     out = Path(args.out).expanduser()
     try:
@@ -324,7 +331,7 @@ def render(result: SuggestResult, workload, model: str, warnings, tcos, written,
 
 def _compare_top(args, result: SuggestResult, workload, catalog: Catalog, prices) -> int:
     """`--compare N`: the top N suggestions as compare columns, under the suggest workload."""
-    from engine.compare import Option, compare_builds, comparison_text
+    from slotwise.engine.compare import Option, compare_builds, comparison_text
 
     if args.compare < 2:
         raise UsageError("--compare: give 2 or more (the number of top builds to compare)")

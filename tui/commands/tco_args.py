@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from tui.commands.workload_args import _positive_float, _positive_int
+from slotwise.tui.commands.workload_args import _positive_float, _positive_int
 
 
 def fraction(text: str) -> float:

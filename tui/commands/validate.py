@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.bom import BAD_INPUT_PREFIX, LoadedBom, read_bom
-from engine.bom.markdown import SYMBOL, budget_figures, budget_label
-from engine.report import Finding, Report
-from engine.rules.cooling import BTU_PER_W
-from engine.rules.ids import INTERNAL_RULE
-from tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.engine.bom import BAD_INPUT_PREFIX, LoadedBom, read_bom
+from slotwise.engine.bom.markdown import SYMBOL, budget_figures, budget_label
+from slotwise.engine.report import Finding, Report
+from slotwise.engine.rules.cooling import BTU_PER_W
+from slotwise.engine.rules.ids import INTERNAL_RULE
+from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
 
 
 def register(sub) -> None:
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = get_catalog(args)
     loaded = read_bom(args.bom, catalog)
     if loaded.build is not None:
-        from engine.evaluate import evaluate
+        from slotwise.engine.evaluate import evaluate
 
         report = evaluate(loaded.build, catalog)
     else:

@@ -1,7 +1,7 @@
 """The workload flags of CLI.md, shared by ``estimate`` and ``suggest`` (and nothing Textual).
 
 ``add_workload_flags(parser)`` adds them; ``workload_from_args(args)`` turns the parsed flags into
-an :class:`engine.workload.Workload`, raising :class:`tui.cli.UsageError` (exit 2) with a message
+an :class:`engine.workload.Workload`, raising :class:`slotwise.tui.cli.UsageError` (exit 2) with a message
 naming the flag when a value is wrong.
 """
 
@@ -11,10 +11,10 @@ import argparse
 
 from pydantic import ValidationError
 
-from engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
-from engine.workload import Workload
-from engine.workload_text import WorkloadTextError, parse_field
-from tui.cli import UsageError
+from slotwise.engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
+from slotwise.engine.workload import Workload
+from slotwise.engine.workload_text import WorkloadTextError, parse_field
+from slotwise.tui.cli import UsageError
 
 METHODS = ("inference", "lora", "qlora", "full", "pretrain")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")

@@ -11,17 +11,25 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
-from engine.edits import Move, Remove, RemoveBridge, SetBaseboard, SetCount, SetDrives, SetWorkload
-from tui.keys import BUILD_KEYS, bindings
-from tui.screens.picker import PartPicker
-from tui.screens.picker_model import target_for
-from tui.widgets.bom_view import BomView
-from tui.widgets.budgets import BudgetsView
-from tui.widgets.chassis_map import ChassisMap
-from tui.widgets.findings import FindingsList, summary_text, unverified_text
-from tui.widgets.key_hints import KeyHints
-from tui.widgets.map_rows import MapRow
-from tui.widgets.workload_form import WorkloadForm
+from slotwise.engine.edits import (
+    Move,
+    Remove,
+    RemoveBridge,
+    SetBaseboard,
+    SetCount,
+    SetDrives,
+    SetWorkload,
+)
+from slotwise.tui.keys import BUILD_KEYS, bindings
+from slotwise.tui.screens.picker import PartPicker
+from slotwise.tui.screens.picker_model import target_for
+from slotwise.tui.widgets.bom_view import BomView
+from slotwise.tui.widgets.budgets import BudgetsView
+from slotwise.tui.widgets.chassis_map import ChassisMap
+from slotwise.tui.widgets.findings import FindingsList, summary_text, unverified_text
+from slotwise.tui.widgets.key_hints import KeyHints
+from slotwise.tui.widgets.map_rows import MapRow
+from slotwise.tui.widgets.workload_form import WorkloadForm
 
 
 class BuildScreen(Screen[None]):
@@ -197,7 +205,7 @@ class BuildScreen(Screen[None]):
     def _fetch_config(self, workload) -> None:
         """evaluate() resolves models offline only; this fills the cache (file or the
         Hugging Face hub), then the build is re-checked."""
-        from engine.estimate.resolve import ModelResolveError, resolve_arch
+        from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
 
         try:
             arch = resolve_arch(workload, self.app.catalog, offline=False)
@@ -264,12 +272,12 @@ class BuildScreen(Screen[None]):
         self.app.action_new_build()
 
     def action_suggest(self) -> None:
-        from tui.screens.suggest import SuggestScreen
+        from slotwise.tui.screens.suggest import SuggestScreen
 
         self.app.push_screen(SuggestScreen())
 
     def action_tco(self) -> None:
-        from tui.screens.tco import TcoScreen
+        from slotwise.tui.screens.tco import TcoScreen
 
         self.app.push_screen(TcoScreen())
 

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.keys import APP_KEYS, CHOOSER_KEYS, bindings
+from slotwise.tui.keys import APP_KEYS, CHOOSER_KEYS, bindings
 
 COOLING = {"air": "air", "liquid": "liquid", "air_or_liquid": "air or liquid"}
 

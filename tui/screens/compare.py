@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from engine.compare import Comparison, Option, compare_builds
+from slotwise.engine.compare import Comparison, Option, compare_builds
 
 
 class CompareScreen(ModalScreen[int | None]):

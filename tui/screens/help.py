@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.keys import ALL_KEYS, pretty_keys
+from slotwise.tui.keys import ALL_KEYS, pretty_keys
 
 
 def help_table() -> Table:

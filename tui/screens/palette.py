@@ -7,14 +7,14 @@ from collections.abc import Iterator
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from tui.keys import APP_KEYS, BUILD_KEYS, CHOOSER_KEYS, MAP_KEYS, Key, pretty_keys
+from slotwise.tui.keys import APP_KEYS, BUILD_KEYS, CHOOSER_KEYS, MAP_KEYS, Key, pretty_keys
 
 
 class SlotwiseCommands(Provider):
     def _commands(self) -> Iterator[tuple[str, Key, object]]:
-        from tui.screens.build import BuildScreen
-        from tui.screens.chooser import ChassisChooser
-        from tui.widgets.chassis_map import ChassisMap
+        from slotwise.tui.screens.build import BuildScreen
+        from slotwise.tui.screens.chooser import ChassisChooser
+        from slotwise.tui.widgets.chassis_map import ChassisMap
 
         screen = self.screen
         for k in APP_KEYS:

@@ -13,12 +13,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from engine.build import Build
-from engine.report import Report
-from parts.catalog import Catalog
-from parts.schema import Chassis
-from tui.keys import PICKER_KEYS, bindings
-from tui.screens.picker_model import (
+from slotwise.engine.build import Build
+from slotwise.engine.report import Report
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Chassis
+from slotwise.tui.keys import PICKER_KEYS, bindings
+from slotwise.tui.screens.picker_model import (
     EMPTY,
     Choice,
     Evaluate,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.build import Build, Environment
-from engine.edits import (
+from slotwise.engine.build import Build, Environment
+from slotwise.engine.edits import (
     AddBridge,
     EditError,
     Place,
@@ -24,9 +24,9 @@ from engine.edits import (
     SetDrives,
     SetEnv,
 )
-from engine.report import Finding, Report
-from parts.catalog import Catalog
-from parts.schema import Chassis, Record
+from slotwise.engine.report import Finding, Report
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Chassis, Record
 
 EMPTY = "__empty__"
 Evaluate = Callable[[Build, Catalog], Report]

@@ -11,8 +11,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from engine.autosave import TRASH_KEEP, AutosaveEntry
-from tui.keys import APP_KEYS, RECOVER_KEYS, bindings
+from slotwise.engine.autosave import TRASH_KEEP, AutosaveEntry
+from slotwise.tui.keys import APP_KEYS, RECOVER_KEYS, bindings
 
 
 def entry_text(e: AutosaveEntry) -> Text:
@@ -80,7 +80,7 @@ class RecoverScreen(Screen[tuple[str, AutosaveEntry | None]]):
         self.dismiss(("new", None))
 
     def action_discard(self) -> None:
-        from tui.screens.confirm import ConfirmScreen
+        from slotwise.tui.screens.confirm import ConfirmScreen
 
         entry = self.current
         if entry is None:

@@ -19,8 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from engine.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
-from tui.keys import SUGGEST_KEYS, bindings
+from slotwise.engine.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
+from slotwise.tui.keys import SUGGEST_KEYS, bindings
 
 ANY = "any"
 
@@ -164,7 +164,7 @@ def parts_line(b) -> str:
 
 
 def detail_text(s: Suggestion, result: SuggestResult) -> str:
-    from engine.cluster import cluster_markdown
+    from slotwise.engine.cluster import cluster_markdown
 
     b = s.build
     lines = [
@@ -317,9 +317,9 @@ class SuggestScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="suggest")
     def _search(self, workload, req: SuggestRequest) -> None:
-        from engine.estimate.resolve import ModelResolveError
-        from engine.pricing import PriceError, load_prices
-        from engine.suggest import SuggestError, suggest
+        from slotwise.engine.estimate.resolve import ModelResolveError
+        from slotwise.engine.pricing import PriceError, load_prices
+        from slotwise.engine.suggest import SuggestError, suggest
 
         prices = None
         try:
@@ -416,7 +416,7 @@ class SuggestScreen(Screen[None]):
             self.app.notify(f"Opened {label[5:]}. Ctrl+Z returns to the previous build.")
             self.dismiss(None)
 
-        from tui.screens.confirm import ConfirmScreen
+        from slotwise.tui.screens.confirm import ConfirmScreen
 
         self.app.push_screen(
             ConfirmScreen(

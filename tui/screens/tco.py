@@ -16,12 +16,12 @@ from textual.containers import Grid, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static
 
-from engine.build import Build
-from engine.report import Report
-from engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
-from parts.catalog import Catalog
-from tui.keys import TCO_KEYS, bindings
-from tui.screens.export import PathPrompt
+from slotwise.engine.build import Build
+from slotwise.engine.report import Report
+from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
+from slotwise.parts.catalog import Catalog
+from slotwise.tui.keys import TCO_KEYS, bindings
+from slotwise.tui.screens.export import PathPrompt
 
 YEARS = (3, 4, 5)
 
@@ -64,7 +64,7 @@ def tco_for_build(
     """Parse the form, price the build, and run engine.tco; a problem names the field."""
     from pydantic import ValidationError
 
-    from engine.pricing import PriceError, load_prices, quote_build
+    from slotwise.engine.pricing import PriceError, load_prices, quote_build
 
     parsed = {}
     for key, label, text, optional in (
@@ -251,7 +251,7 @@ class TcoScreen(Screen[None]):
             if not p.exists():
                 self._write(p, markdown, overwrite=False)
                 return
-            from tui.screens.confirm import ConfirmScreen
+            from slotwise.tui.screens.confirm import ConfirmScreen
 
             def answer(yes: bool | None) -> None:
                 if yes:
@@ -265,8 +265,8 @@ class TcoScreen(Screen[None]):
         self.app.push_screen(SaveMarkdownScreen(default), chosen)
 
     def _write(self, path, markdown: str, *, overwrite: bool) -> None:
-        from engine.atomic import atomic_write_text
-        from tui.screens.message import ErrorScreen
+        from slotwise.engine.atomic import atomic_write_text
+        from slotwise.tui.screens.message import ErrorScreen
 
         try:
             atomic_write_text(path, markdown, overwrite=overwrite)

@@ -6,13 +6,13 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from engine.bom import export_bom
-from engine.bom.items import line_items
-from engine.bom.meta import BomMeta
-from engine.build import Build
-from engine.report import Report
-from parts.catalog import Catalog
-from tui.widgets.findings import summary_text
+from slotwise.engine.bom import export_bom
+from slotwise.engine.bom.items import line_items
+from slotwise.engine.bom.meta import BomMeta
+from slotwise.engine.build import Build
+from slotwise.engine.report import Report
+from slotwise.parts.catalog import Catalog
+from slotwise.tui.widgets.findings import summary_text
 
 
 def bom_text(

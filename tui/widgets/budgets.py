@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from engine.report import Budget, Report
+from slotwise.engine.report import Budget, Report
 
 STACK_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▤")
 STACK_STYLES = ("blue", "magenta", "cyan", "green", "yellow", "white")

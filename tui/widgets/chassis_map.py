@@ -12,12 +12,12 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from engine.build import Build
-from engine.report import Report
-from parts.catalog import Catalog
-from parts.schema import Chassis
-from tui.keys import MAP_KEYS, bindings
-from tui.widgets.map_rows import MapRow, map_rows
+from slotwise.engine.build import Build
+from slotwise.engine.report import Report
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Chassis
+from slotwise.tui.keys import MAP_KEYS, bindings
+from slotwise.tui.widgets.map_rows import MapRow, map_rows
 
 SEVERITY_MARK = {"error": ("✖", "bold red"), "warning": ("▲", "yellow"), "info": ("•", "cyan")}
 

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from engine.report import Finding, Report
+from slotwise.engine.report import Finding, Report
 
 LABEL = {
     "error": ("✖ ERROR", "bold red"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.keys import HINTS_ALWAYS, HINTS_MAP, HINTS_MORE, hint_items
+from slotwise.tui.keys import HINTS_ALWAYS, HINTS_MAP, HINTS_MORE, hint_items
 
 GAP = "  "
 
@@ -46,7 +46,7 @@ class KeyHints(Static):
         self.watch(self.screen, "focused", self._focus_changed)
 
     def _focus_changed(self, focused) -> None:
-        from tui.widgets.chassis_map import ChassisMap
+        from slotwise.tui.widgets.chassis_map import ChassisMap
 
         self.context = HINTS_MAP if isinstance(focused, ChassisMap) else ()
         self.refresh()

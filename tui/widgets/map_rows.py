@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engine.build import Build
-from engine.report import Report
-from parts.catalog import Catalog
-from parts.schema import Chassis
+from slotwise.engine.build import Build
+from slotwise.engine.report import Report
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Chassis
 
 RowKind = Literal["header", "slot", "nvlink", "cpu", "dimm", "bay", "psu", "baseboard", "env"]
 

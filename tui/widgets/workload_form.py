@@ -23,12 +23,12 @@ from textual.containers import Grid, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static
 
-from engine.estimate.recipes import RECIPE_NAMES
-from engine.report import Report
-from engine.workload import LORA_MODULES, LORA_TARGET_SETS, Workload
-from engine.workload_text import WorkloadTextError, build_workload, parse_field
-from tui.widgets.budgets import budget_text, fmt_amount
-from tui.widgets.findings import finding_text
+from slotwise.engine.estimate.recipes import RECIPE_NAMES
+from slotwise.engine.report import Report
+from slotwise.engine.workload import LORA_MODULES, LORA_TARGET_SETS, Workload
+from slotwise.engine.workload_text import WorkloadTextError, build_workload, parse_field
+from slotwise.tui.widgets.budgets import budget_text, fmt_amount
+from slotwise.tui.widgets.findings import finding_text
 
 METHODS = ("inference", "lora", "qlora", "full", "pretrain")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")

@@ -22,12 +22,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.estimate.arch import decoders, gpt, hybrid, moe
-from engine.estimate.arch.reader import ArchConfigError, ConfigReader
-from engine.estimate.arch.vision import vision_params
-from engine.estimate.params import count_params
-from parts.safe_io import shorten
-from parts.schema import ModelPreset
+from slotwise.engine.estimate.arch import decoders, gpt, hybrid, moe
+from slotwise.engine.estimate.arch.reader import ArchConfigError, ConfigReader
+from slotwise.engine.estimate.arch.vision import vision_params
+from slotwise.engine.estimate.params import count_params
+from slotwise.parts.safe_io import shorten
+from slotwise.parts.schema import ModelPreset
 
 __all__ = ["KNOWN_MODEL_TYPES", "ArchConfigError", "arch_from_config", "family_of"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.estimate.arch.reader import ConfigReader
+from slotwise.engine.estimate.arch.reader import ConfigReader
 
 Fields = dict[str, Any]
 

@@ -33,7 +33,7 @@ Each function maps one ``model_type``'s config.json to preset fields.  Defaults 
 
 from __future__ import annotations
 
-from engine.estimate.arch.common import (
+from slotwise.engine.estimate.arch.common import (
     Fields,
     add_sliding,
     decoder_fields,
@@ -41,7 +41,7 @@ from engine.estimate.arch.common import (
     explicit_layer_types,
     sliding_every,
 )
-from engine.estimate.arch.reader import ConfigReader
+from slotwise.engine.estimate.arch.reader import ConfigReader
 
 # LlamaConfig.__init__ defaults (configuration_llama.py).
 LLAMA = {

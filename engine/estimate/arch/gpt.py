@@ -27,8 +27,8 @@ Per family (``transformers`` ``modeling_<family>.py``; defaults from the config 
 
 from __future__ import annotations
 
-from engine.estimate.arch.common import Fields
-from engine.estimate.arch.reader import ConfigReader
+from slotwise.engine.estimate.arch.common import Fields
+from slotwise.engine.estimate.arch.reader import ConfigReader
 
 
 def _gpt_like(r: ConfigReader, *, n_embd: int, n_layer: int, n_head: int, vocab: int) -> Fields:

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 
-from engine.estimate.arch.common import Fields
-from engine.estimate.arch.reader import ConfigReader
+from slotwise.engine.estimate.arch.common import Fields
+from slotwise.engine.estimate.arch.reader import ConfigReader
 
 
 def _dt_rank(r: ConfigReader, hidden: int, *names: str) -> int:

@@ -27,14 +27,14 @@ Per family (``modeling_<family>.py`` of ``transformers``, or the checkpoint's re
 
 from __future__ import annotations
 
-from engine.estimate.arch.common import (
+from slotwise.engine.estimate.arch.common import (
     Fields,
     add_sliding,
     decoder_fields,
     explicit_layer_types,
 )
-from engine.estimate.arch.decoders import MISTRAL, QWEN2, QWEN3, REMOTE
-from engine.estimate.arch.reader import ConfigReader
+from slotwise.engine.estimate.arch.decoders import MISTRAL, QWEN2, QWEN3, REMOTE
+from slotwise.engine.estimate.arch.reader import ConfigReader
 
 MIXTRAL = {**MISTRAL, "num_local_experts": 8, "num_experts_per_tok": 2}
 QWEN2_MOE = {

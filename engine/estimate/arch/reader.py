@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from parts.safe_io import shorten
+from slotwise.parts.safe_io import shorten
 
 
 class ArchConfigError(ValueError):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.estimate.arch.reader import ConfigReader
+from slotwise.engine.estimate.arch.reader import ConfigReader
 
 
 def _encoder_layers(h: int, inter: int, layers: int) -> int:
