@@ -27,6 +27,7 @@ from slotwise.engine.rules import (
     workload_fit,
 )
 from slotwise.engine.rules.context import Ctx, chassis_index
+from slotwise.engine.verdict import verdict
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog, onboard_nics
 from slotwise.parts.safe_io import shorten_text
@@ -126,5 +127,6 @@ def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -
         findings=sort_findings(ctx.findings),
         budgets=tuple(ctx.budgets),
         estimate=ctx.estimate,
+        verdict=verdict(ctx.estimate, wl) if ctx.estimate is not None else None,
         power=ctx.power_figures,
     )

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from slotwise.engine.edits import EditOp
 from slotwise.engine.estimate import Estimate
+from slotwise.engine.verdict import Verdict
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
@@ -95,6 +96,9 @@ class Report(BaseModel):
     budgets: tuple[Budget, ...] = ()
     # The estimator's result when the build has a workload, else None.
     estimate: Estimate | None = None
+    # What the estimate means for this build (fits, training against the target), decided once
+    # here; the CLI, the app and the Markdown export only word it.  None without an estimate.
+    verdict: Verdict | None = None
     # Worst-case / typical draw at the wall (engine.rules.power), None before a chassis is known.
     power: PowerFigures | None = None
 

@@ -42,10 +42,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment, InputVoltage, Redundancy
 from slotwise.engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
 from slotwise.engine.edits import AddBridge, Move, RemoveBridge, SetCount, SetDrives
+from slotwise.engine.estimate import Estimate
 from slotwise.engine.node_search import fewest_passing
 from slotwise.engine.power_model import FANS_BOARD_SHARE, usable_units
 from slotwise.engine.pricing import PriceList, Quote, quote_build
 from slotwise.engine.report import Report
+from slotwise.engine.verdict import target_check
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Baseboard, Bridge, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Slot
@@ -55,7 +57,7 @@ OBJECTIVES: tuple[str, ...] = ("gpus", "power", "price", "time")
 FAMILIES = ("X13", "X14", "H13", "H14")
 INF = math.inf
 
-Estimator = Callable[..., Any]  # estimate(workload, gpu, gpus, *, arch) -> Estimate
+Estimator = Callable[..., Estimate]  # estimate(workload, gpu, gpus, *, arch) -> Estimate
 Evaluator = Callable[[Build, Catalog], Report]
 
 # Edits from findings the repair loop may apply: they change parts around the GPUs, never the
@@ -93,7 +95,7 @@ class Suggestion:
     rank: int
     build: Build
     report: Report
-    estimate: Any
+    estimate: Estimate
     gpu: str
     gpus: int  # per node
     nodes: int
@@ -114,11 +116,11 @@ class Suggestion:
 
     @property
     def train_hours(self) -> float | None:
-        return getattr(self.estimate, "train_hours", None)
+        return self.estimate.train_hours
 
     def to_json(self) -> dict:
         est = self.estimate
-        est_json = est.to_json() if hasattr(est, "to_json") else {}
+        est_json = est.to_json()
         b = self.build
         return {
             "rank": self.rank,
@@ -139,7 +141,7 @@ class Suggestion:
             "gpu_hours": est_json.get("gpu_hours"),
             "time_breakdown": est_json.get("time_breakdown"),
             "interconnect": (est_json.get("assumptions") or {}).get("interconnect"),
-            "decode_tokens_per_s": getattr(est, "decode_tokens_per_s", None),
+            "decode_tokens_per_s": est.decode_tokens_per_s,
             "serving": est_json.get("serving"),
             "price": self.price,
             "currency": self.quote.currency if self.quote else None,
@@ -455,7 +457,7 @@ class _Cand:
     gpu: Gpu
     gpus: int
     nodes: int
-    est: Any
+    est: Estimate
     build: Build
     dimm_options: list[tuple[Dimm, int]]
     psu_options: list[Psu]
@@ -603,11 +605,11 @@ def _with_psu(
 # ============================================================================ keys
 
 
-def _time_metric(est: Any, workload: Workload) -> float:
+def _time_metric(est: Estimate, workload: Workload) -> float:
     if workload.training:
-        th = getattr(est, "train_hours", None)
+        th = est.train_hours
         return INF if th is None else th
-    tps = getattr(est, "decode_tokens_per_s", None)
+    tps = est.decode_tokens_per_s
     return INF if tps is None else -tps
 
 
@@ -645,7 +647,7 @@ class _Ctx:
     seq: int = 0
 
 
-def _estimate(ctx: _Ctx, gpu: Gpu, gpus: int, per_server: int) -> Any:
+def _estimate(ctx: _Ctx, gpu: Gpu, gpus: int, per_server: int) -> Estimate:
     """Call the estimator; pass ``gpus_per_server`` when it takes one (the real one does: it
     decides where tensor parallelism and the intra-node links apply)."""
     if ctx.per_server_kw:
@@ -757,7 +759,7 @@ def _make_candidate(
     bb: Baseboard | None,
     n: int,
     nodes: int,
-    est: Any,
+    est: Estimate,
     nic: Nic | None,
     cpu: Cpu,
     placement: Placement | None,
@@ -970,22 +972,20 @@ def _search(ctx: _Ctx, cands: list[_Cand], limit: int) -> tuple[list[Suggestion]
     return found[:limit], validated
 
 
-def _misses_target(est: Any, target_h: float | None, w: Workload) -> str | None:
-    """Why an estimate does not meet --target-days (None: it does, or there is no target)."""
-    if target_h is None or not w.tokens:
+def _misses_target(est: Estimate, w: Workload) -> str | None:
+    """Why an estimate does not meet --target-days (None: it does, or there is no target).
+    An unknown time cannot be shown to meet it, so it misses."""
+    check = target_check(w, est.train_hours)
+    if check is None or check.met:
         return None
-    th = getattr(est, "train_hours", None)
-    if th is None:
+    if check.days is None:
         return "training time unknown (GPU lacks a dense BF16 figure), cannot meet --target-days"
-    if th > target_h:
-        return f"{th / 24:,.1f} days misses --target-days {w.target_days:g}"
-    return None
+    return f"{check.days:,.1f} days misses --target-days {check.target_days:g}"
 
 
 def _single_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
     cands: list[_Cand] = []
     w = ctx.workload
-    target_h = w.target_days * 24 if w.target_days else None
     for ch in chassis:
         cpu = _cpu_choice(ch, ctx.catalog, ctx.objective, ctx.prices)
         if cpu is None:
@@ -1008,7 +1008,7 @@ def _single_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
                 if not est.fits:
                     ctx.rejected[f"workload does not fit {n} x {gpu.sku}"] += 1
                     continue
-                why = _misses_target(est, target_h, w)
+                why = _misses_target(est, w)
                 if why:
                     ctx.rejected[f"{n} x {gpu.sku}: {why}"] += 1
                     continue
@@ -1021,28 +1021,28 @@ def _single_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
     return cands
 
 
-def _fewest_nodes(ctx: _Ctx, gpu: Gpu, per_node: int, target_h: float | None):
+def _fewest_nodes(ctx: _Ctx, gpu: Gpu, per_node: int) -> tuple[int, Estimate] | str:
     """(nodes, estimate) for the fewest nodes (>= 2) that fit and meet the target, or why not.
     Memory per GPU and time both fall as GPUs are added, so doubling then bisecting is exact."""
     w = ctx.workload
-    memo: dict[int, Any] = {}
+    memo: dict[int, Estimate] = {}
 
-    def est(k: int) -> Any:
+    def est(k: int) -> Estimate:
         if k not in memo:
             memo[k] = _estimate(ctx, gpu, per_node * k, per_node)
         return memo[k]
 
     def ok(k: int) -> bool:
         e = est(k)
-        return bool(e.fits) and not _misses_target(e, target_h, w)
+        return bool(e.fits) and not _misses_target(e, w)
 
     top = ctx.cons.max_nodes
     if top < 2:
         return "--max-nodes is below 2"
 
     def stuck(k: int) -> str | None:
-        why = _misses_target(est(k), target_h, w)
-        return why if why and getattr(est(k), "train_hours", None) is None else None
+        why = _misses_target(est(k), w)
+        return why if why and est(k).train_hours is None else None
 
     found = fewest_passing(ok, stuck, top, per_node)
     return found if isinstance(found, str) else (found, est(found))
@@ -1051,7 +1051,6 @@ def _fewest_nodes(ctx: _Ctx, gpu: Gpu, per_node: int, target_h: float | None):
 def _multi_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
     cands: list[_Cand] = []
     w = ctx.workload
-    target_h = w.target_days * 24 if w.target_days else None
     nics = _nic_choice(ctx)
     if not nics:
         ctx.rejected[f"no NIC of >= {ctx.cons.min_nic_gbps} Gb/s in the catalog"] += 1
@@ -1089,7 +1088,7 @@ def _multi_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
                 ctx.rejected[f"{ch.sku}: no room for one NIC per {gpu.sku}"] += 1
                 continue
             g, placement, nic = best
-            found = _fewest_nodes(ctx, gpu, g, target_h)
+            found = _fewest_nodes(ctx, gpu, g)
             if isinstance(found, str):
                 ctx.rejected[f"{gpu.sku}: {found}"] += 1
                 continue

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
+from slotwise.engine.estimate import Assumptions, Estimate, MemoryBreakdown
 from slotwise.engine.pricing import PriceEntry, PriceList, quote_build
 from slotwise.engine.report import Budget, Finding, Report
 from slotwise.parts.catalog import Catalog, load_catalog
@@ -287,26 +288,11 @@ class FakeArch:
     params_b: float
 
 
-@dataclass(frozen=True)
-class FakeEstimate:
-    fits: bool
-    min_gpus: int
-    per_gpu_bytes: float
-    train_hours: float | None
-    decode_tokens_per_s: float | None
-
-    def to_json(self) -> dict:
-        return {
-            "fits": self.fits,
-            "min_gpus": self.min_gpus,
-            "memory_per_gpu": {"total_bytes": self.per_gpu_bytes},
-            "train_hours": self.train_hours,
-        }
-
-
-def fake_estimate(workload, gpu, gpus, *, arch):
+def fake_estimate(workload, gpu, gpus, *, arch) -> Estimate:
     """Bytes per parameter: 2 for bf16 inference (+2 GB), 16 for full training with Adam (ZeRO-3
-    shards all of it); 6*N*tokens FLOPs at 40% MFU for time (Kaplan et al. 2020)."""
+    shards all of it); 6*N*tokens FLOPs at 40% MFU for time (Kaplan et al. 2020).  A real
+    ``Estimate`` (the solver reads its typed fields), with the figures this fake does not model
+    left at zero."""
     p = arch.params_b * 1e9
     per_param = 16 if workload.training else 2
     need = p * per_param
@@ -317,7 +303,33 @@ def fake_estimate(workload, gpu, gpus, *, arch):
     if workload.tokens and gpu.bf16_tflops_dense:
         hours = 6 * p * workload.tokens / (gpus * gpu.bf16_tflops_dense * 1e12 * 0.4) / 3600
     tps = None if workload.training else gpus * 1000.0
-    return FakeEstimate(per_gpu <= cap, min_gpus, per_gpu, hours, tps)
+    return Estimate(
+        gpu=gpu.sku,
+        gpus=gpus,
+        gpu_memory_bytes=cap,
+        usable_bytes=cap,
+        memory_per_gpu=MemoryBreakdown(
+            weights_bytes=per_gpu,
+            gradients_bytes=0.0,
+            optimizer_bytes=0.0,
+            activations_bytes=0.0,
+            kv_cache_bytes=0.0,
+            overhead_bytes=0.0,
+        ),
+        fits=per_gpu <= cap,
+        min_gpus=min_gpus,
+        servers=1,
+        gpus_per_server=gpus,
+        tp=1,
+        dp=gpus,
+        parallel="zero3" if workload.training else "ddp",
+        params=int(p),
+        active_params=int(p),
+        flops_per_token=6 * p,
+        train_hours=hours,
+        decode_tokens_per_s=tps,
+        assumptions=Assumptions(mfu=0.4, mbu=0.6),
+    )
 
 
 # ------------------------------------------------------------------------------ fake evaluator

@@ -20,16 +20,17 @@ unpriced it returns the SKUs that lack a price and no result (no partial totals)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from slotwise.engine.bom.items import gpu_inventory, line_items
 from slotwise.engine.build import Build
 from slotwise.engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
+from slotwise.engine.estimate import Estimate
 from slotwise.engine.node_search import fewest_passing
 from slotwise.engine.report import Report
 from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco
+from slotwise.engine.verdict import target_check
 from slotwise.parts.catalog import Catalog, onboard_nics
 from slotwise.parts.schema import Nic
 
@@ -45,25 +46,21 @@ def needs_cluster(build: Build, report: Report) -> str | None:
     est = report.estimate
     if wl is None or est is None:
         return None
-    if getattr(est, "fits", None) is False:
-        need = getattr(est, "min_gpus", None)
-        have = getattr(est, "gpus", None)
-        return f"the workload does not fit on {have} GPUs" + (
+    if not est.fits:
+        need = est.min_gpus
+        return f"the workload does not fit on {est.gpus} GPUs" + (
             f" (the estimate needs at least {need})" if need else ""
         )
-    if _misses_target(est, build) is not None:
-        return _misses_target(est, build)
-    return None
+    return _misses_target(est, build)
 
 
-def _misses_target(est: Any, build: Build) -> str | None:
-    wl = build.workload
-    if wl is None or not wl.training or not wl.tokens or not wl.target_days:
+def _misses_target(est: Estimate, build: Build) -> str | None:
+    """Why training on ``est`` misses the build's target (None: it meets it, no target applies,
+    or the time is unknown)."""
+    check = target_check(build.workload, est.train_hours)
+    if check is None or check.met is not False or check.days is None:
         return None
-    hours = getattr(est, "train_hours", None)
-    if hours is None or hours <= wl.target_days * 24:
-        return None
-    return f"training takes {hours / 24:,.1f} days, over the target of {wl.target_days:g} days"
+    return f"training takes {check.days:,.1f} days, over the target of {check.target_days:g} days"
 
 
 def _fast_nic(build: Build, catalog: Catalog, min_gbps: int) -> tuple[Nic | None, int]:
@@ -97,9 +94,9 @@ def _fewest_nodes(build: Build, catalog: Catalog, gpu_sku: str, per_node: int, m
         arch = resolve_arch(wl, catalog, offline=True)
     except ModelResolveError as exc:
         return str(exc)
-    memo: dict[int, Any] = {}
+    memo: dict[int, Estimate] = {}
 
-    def est(k: int) -> Any:
+    def est(k: int) -> Estimate:
         if k not in memo:
             memo[k] = estimate(wl, gpu, per_node * k, arch=arch, gpus_per_server=per_node)
         return memo[k]
@@ -108,9 +105,9 @@ def _fewest_nodes(build: Build, catalog: Catalog, gpu_sku: str, per_node: int, m
         e = est(k)
         return bool(e.fits) and _misses_target(e, build) is None
 
-    def stuck(k: int) -> str | None:
-        if _misses_target(est(k), build) and getattr(est(k), "train_hours", None) is None:
-            return "training time is unknown for this GPU"
+    def stuck(_k: int) -> str | None:
+        # An unknown training time does not count as missing the target here (needs_cluster
+        # sizes for memory then), so only memory decides and more nodes always can help.
         return None
 
     found = fewest_passing(ok, stuck, max_nodes, per_node)
@@ -140,7 +137,7 @@ def cluster_for_build(
         return None
     est = report.estimate
     per_node, _mem = gpu_inventory(build, catalog)
-    gpu_sku = getattr(est, "gpu", None)
+    gpu_sku = est.gpu if est is not None else None
     if not per_node or not gpu_sku:
         return BuildCluster(reason=reason, problem="the build has no GPUs to copy")
     found = _fewest_nodes(build, catalog, gpu_sku, per_node, max_nodes)

@@ -231,13 +231,12 @@ def _summary(build: Build, catalog: Catalog, report: Report) -> dict[str, Any]:
     s = _drop_none(s)
     est = report.estimate
     if est is not None:
-        mem = getattr(est, "memory_per_gpu", None)
         wl = {
-            "fits": getattr(est, "fits", None),
-            "min_gpus": getattr(est, "min_gpus", None),
-            "memory_per_gpu_bytes": _num(getattr(mem, "total_bytes", None)),
-            "train_hours": _num(getattr(est, "train_hours", None)),
-            "decode_tokens_per_s": _num(getattr(est, "decode_tokens_per_s", None)),
+            "fits": est.fits,
+            "min_gpus": est.min_gpus,
+            "memory_per_gpu_bytes": _num(est.memory_per_gpu.total_bytes),
+            "train_hours": _num(est.train_hours),
+            "decode_tokens_per_s": _num(est.decode_tokens_per_s),
         }
         s["workload"] = _drop_none(wl)
     if report.budgets:

@@ -19,6 +19,7 @@ from slotwise.engine.cluster import cluster_markdown
 from slotwise.engine.report import Budget, Finding, Report
 from slotwise.engine.rules.cooling import BTU_PER_W
 from slotwise.engine.tco import tco_markdown
+from slotwise.engine.verdict import verdict
 from slotwise.parts.catalog import Catalog
 
 GiB = 1024**3
@@ -230,27 +231,22 @@ def _verdict(report: Report) -> str:
     est = report.estimate
     if est is None:
         return "Workload verdict: unknown (the estimator could not run for this build; see the findings)."
-    fits = getattr(est, "fits", None)
-    mem = getattr(getattr(est, "memory_per_gpu", None), "total_bytes", None)
-    have = getattr(est, "gpu_memory_bytes", None)
-    gpus = getattr(est, "gpus", None)
-    gpu = getattr(est, "gpu", "")
+    v = report.verdict or verdict(est, None)
     parts = []
-    if fits is True:
-        parts.append(f"**Fits** on {gpus} × {gpu}")
-    elif fits is False:
-        need = getattr(est, "min_gpus", None)
-        more = f"; needs at least {need} GPUs of this model" if need else ""
-        parts.append(f"**Does not fit** on {gpus} × {gpu}{more}")
-    if mem is not None and have:
-        parts.append(f"{mem / GiB:,.1f} GiB needed per GPU of {have / GiB:,.1f} GiB")
-    hours = getattr(est, "train_hours", None)
-    if hours is not None:
-        parts.append(f"about {hours:,.1f} h ({hours / 24:,.1f} days) to train")
-    tps = getattr(est, "decode_tokens_per_s", None)
-    if tps is not None:
-        parts.append(f"about {tps:,.0f} tokens/s decode")
-    return "Workload verdict: " + "; ".join(parts) + "." if parts else "Workload verdict: unknown."
+    if v.fits:
+        parts.append(f"**Fits** on {v.gpus} × {v.gpu}")
+    else:
+        more = f"; needs at least {v.min_gpus} GPUs of this model" if v.min_gpus else ""
+        parts.append(f"**Does not fit** on {v.gpus} × {v.gpu}{more}")
+    if v.capacity_bytes:
+        parts.append(
+            f"{v.need_bytes / GiB:,.1f} GiB needed per GPU of {v.capacity_bytes / GiB:,.1f} GiB"
+        )
+    if v.train_hours is not None:
+        parts.append(f"about {v.train_hours:,.1f} h ({v.train_hours / 24:,.1f} days) to train")
+    if v.decode_tokens_per_s is not None:
+        parts.append(f"about {v.decode_tokens_per_s:,.0f} tokens/s decode")
+    return "Workload verdict: " + "; ".join(parts) + "."
 
 
 def _cluster_section(bc: BuildCluster) -> list[str]:

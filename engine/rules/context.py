@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotwise.engine.build import Build
+from slotwise.engine.estimate import Estimate
 from slotwise.engine.report import Budget, Finding, PowerFigures
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog
@@ -110,7 +111,7 @@ class Ctx:
     baseboard: Baseboard | None = None
     baseboard_gpu: Gpu | None = None
     # Filled by workload_fit, read by network: the estimator's result and the GPU it used.
-    estimate: Any = None
+    estimate: Estimate | None = None
     estimate_gpu: Gpu | None = None
     findings: list[Finding] = field(default_factory=list)
     budgets: list[Budget] = field(default_factory=list)

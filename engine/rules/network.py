@@ -16,6 +16,7 @@ from slotwise.engine.edits import Place
 from slotwise.engine.rules.common import finding
 from slotwise.engine.rules.context import Ctx, engine_cache
 from slotwise.engine.rules.slots import destinations
+from slotwise.engine.verdict import servers_for_target, target_check
 from slotwise.parts.schema import Nic
 
 PCIE_MIN_GBPS = 200
@@ -29,14 +30,13 @@ def multi_node_reason(ctx: Ctx) -> str | None:
     if wl is None or not wl.training or est is None:
         return None
     gpus = ctx.gpu_count()
-    min_gpus = getattr(est, "min_gpus", None)
+    min_gpus = est.min_gpus
     if min_gpus and min_gpus > gpus:
         return f"the estimate needs at least {min_gpus} GPUs and the server has {gpus}"
-    hours = getattr(est, "train_hours", None)
-    if hours is not None and wl.target_days and hours > wl.target_days * 24:
-        want = getattr(est, "gpus_for_target_days", None)
-        nodes = -(-want // max(gpus, 1)) if want else -(-hours // (wl.target_days * 24))
-        return f"finishing in {wl.target_days:g} days takes about {int(nodes)} such servers"
+    check = target_check(wl, est.train_hours)
+    if check is not None and check.met is False:
+        nodes = servers_for_target(check, est.gpus_for_target_days, gpus)
+        return f"finishing in {check.target_days:g} days takes about {nodes} such servers"
     return None
 
 

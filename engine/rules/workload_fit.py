@@ -14,13 +14,14 @@ from collections import Counter
 from typing import Any
 
 from slotwise.engine.edits import Place
-from slotwise.engine.estimate import estimate, suggest_changes
+from slotwise.engine.estimate import Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.links import Links, build_links
 from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
 from slotwise.engine.report import Budget
 from slotwise.engine.rules.common import finding
 from slotwise.engine.rules.context import Ctx, engine_cache, is_wide
 from slotwise.engine.rules.slots import find_destination
+from slotwise.engine.verdict import servers_for_target, target_check
 from slotwise.parts.safe_io import shorten_text
 from slotwise.parts.schema import Gpu
 
@@ -38,7 +39,7 @@ def _workload_key(wl) -> Any:
 
 # (estimate, problem, alternatives, failed): ``failed`` is True when the estimator itself broke
 # (a bug or an input it cannot handle) rather than the model being unavailable offline.
-Outcome = tuple[Any, str | None, tuple[tuple[str, float, bool], ...], bool]
+Outcome = tuple[Estimate | None, str | None, tuple[tuple[str, float, bool], ...], bool]
 
 
 def build_links_of(ctx: Ctx, gpu: Gpu, count: int) -> Links:
@@ -104,11 +105,11 @@ def _compute(ctx: Ctx, gpu: Gpu, count: int, links: Links) -> Outcome:
     return est, None, alts, False
 
 
-def _check_finite(est: Any) -> None:
+def _check_finite(est: Estimate) -> None:
     """An estimate with an infinite or NaN figure is a failed estimate, not a verdict."""
     mem = est.memory_per_gpu
     figures = {"memory per GPU": mem.total_bytes, "GPU memory": est.gpu_memory_bytes}
-    hours = getattr(est, "train_hours", None)
+    hours = est.train_hours
     if hours is not None:
         figures["training time"] = hours
     for name, value in figures.items():
@@ -162,9 +163,9 @@ _TIME_PARTS = (
 )
 
 
-def _time_parts(est: Any, hours: float) -> tuple[tuple[str, float], ...]:
+def _time_parts(est: Estimate, hours: float) -> tuple[tuple[str, float], ...]:
     """The training hours split like the step time (compute, communication, overheads)."""
-    bd = getattr(est, "time_breakdown", None)
+    bd = est.time_breakdown
     if not bd:
         return ()
     raw = sum(bd.get(key, 0.0) for _, key in _TIME_PARTS)
@@ -217,10 +218,7 @@ def check(ctx: Ctx) -> None:
     capacity = float(est.gpu_memory_bytes)
     # capacity less the allocator-fragmentation margin and the CUDA context
     have = float(est.usable_bytes)
-    parts = tuple(
-        (name, float(getattr(mem, f"{name}_bytes", 0.0) or 0.0))
-        for name in ("weights", "gradients", "optimizer", "activations", "kv_cache")
-    )
+    parts = tuple((name, float(value or 0.0)) for name, value in mem.parts())
     need = float(mem.total_bytes)
     ctx.budgets.append(
         Budget(
@@ -258,11 +256,12 @@ def check(ctx: Ctx) -> None:
                 edit=edit,
             )
         )
-    hours = getattr(est, "train_hours", None)
+    hours = est.train_hours
     if hours is not None:
-        target = wl.target_days * 24 if wl.target_days else None
-        rate = getattr(est, "train_tokens_per_s", None)
-        mfu = getattr(est, "mfu_effective", None)
+        check = target_check(wl, hours)
+        target = check.target_hours if check is not None else None
+        rate = est.train_tokens_per_s
+        mfu = est.mfu_effective
         speed = (
             f"; {rate:,.0f} tokens/s, MFU {mfu:.0%}" if rate is not None and mfu is not None else ""
         )
@@ -281,19 +280,20 @@ def check(ctx: Ctx) -> None:
                 parts=_time_parts(est, float(hours)),
             )
         )
-        if target is not None and hours > target:
+        if check is not None and check.met is False:
             want = est.gpus_for_target_days
+            servers = servers_for_target(check, want, n)
             more = (
-                f"about {want} x {gpu.sku} ({-(-want // n)} servers like this one)"
+                f"about {want} x {gpu.sku} ({servers} servers like this one)"
                 if want
-                else f"about {int(-(-hours // target))} servers like this one"
+                else f"about {servers} servers like this one"
             )
             ctx.add(
                 finding(
                     "workload_fit.train_time",
                     "warning",
                     f"training takes about {hours / 24:,.1f} days on {n} x {gpu.sku}; the target "
-                    f"is {wl.target_days:g} days",
+                    f"is {check.target_days:g} days",
                     parts=(gpu.sku,),
                     fix=f"{more}, faster GPUs, or fewer tokens",
                 )
@@ -301,10 +301,10 @@ def check(ctx: Ctx) -> None:
     _serving(ctx, est, gpu, n)
 
 
-def _serving(ctx: Ctx, est: Any, gpu: Gpu, n: int) -> None:
+def _serving(ctx: Ctx, est: Estimate, gpu: Gpu, n: int) -> None:
     """Serving budgets (engine.estimate.serving): concurrent users against the most whose KV
     cache fits, and the tokens/s each user gets against the tokens/s asked for."""
-    sv = getattr(est, "serving", None)
+    sv = est.serving
     wl = ctx.workload
     if sv is None or wl is None or wl.training:
         return

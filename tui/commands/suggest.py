@@ -303,7 +303,7 @@ def render(result: SuggestResult, workload, model: str, warnings, tcos, written,
         lines.append(f"    {_parts_line(s.build)}")
         if slots:
             lines.append(f"    slots {slots}")
-        sv = getattr(s.estimate, "serving", None)
+        sv = s.estimate.serving
         if sv is not None:
             lines.append(f"    {serving_line(sv)}")
         if s.quote and s.quote.missing:

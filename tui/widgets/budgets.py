@@ -117,19 +117,13 @@ def budgets_text(report: Report | None, width: int = 60) -> Text:
 def assumptions_text(report: Report | None) -> Text:
     """How the estimate was made (DESIGN.md: every estimate is explainable)."""
     t = Text()
-    est = getattr(report, "estimate", None) if report is not None else None
-    a = getattr(est, "assumptions", None)
-    if a is None:
+    est = report.estimate if report is not None else None
+    if est is None:
         return t
+    a = est.assumptions
     t.append("\nESTIMATE ASSUMPTIONS\n", style="bold underline")
-    figs = [
-        f"{k.upper()} {getattr(a, k):g}"
-        for k in ("mfu", "mbu")
-        if isinstance(getattr(a, k, None), int | float)
-    ]
-    if figs:
-        t.append(" " + ", ".join(figs) + " (model FLOPs / memory-bandwidth utilisation)\n")
-    for note in getattr(a, "notes", ()) or ():
+    t.append(f" MFU {a.mfu:g}, MBU {a.mbu:g} (model FLOPs / memory-bandwidth utilisation)\n")
+    for note in a.notes:
         t.append(f" · {note}\n", style="dim")
     return t
 

@@ -154,7 +154,7 @@ def unverified_areas(report: Report | None) -> list[str]:
         if area not in areas:
             areas.append(area)
     # the power rule's own verdict: a figure or rating it needed was unknown
-    power = getattr(report, "power", None)
+    power = report.power
     if power is not None and not power.verified and "power" not in areas:
         areas.insert(0, "power")
     return areas

@@ -25,6 +25,7 @@ from textual.widgets import Input, Label, Select, Static
 
 from slotwise.engine.estimate.recipes import RECIPE_NAMES
 from slotwise.engine.report import Report
+from slotwise.engine.verdict import verdict
 from slotwise.engine.workload import LORA_MODULES, LORA_TARGET_SETS, Workload
 from slotwise.engine.workload_text import WorkloadTextError, build_workload, parse_field
 from slotwise.tui.widgets.budgets import budget_text, fmt_amount
@@ -398,44 +399,34 @@ def verdict_text(
             "Choose a model preset (or a config.json / HF id) to see whether it fits.", style="dim"
         )
         return t
-    est = getattr(report, "estimate", None) if report else None
+    est = report.estimate if report is not None else None
     if est is not None:
-        fits = getattr(est, "fits", None)
-        mem = getattr(getattr(est, "memory_per_gpu", None), "total_bytes", None)
-        have = getattr(est, "gpu_memory_bytes", None)
-        if fits is True:
+        v = report.verdict if report is not None and report.verdict else verdict(est, workload)
+        if v.fits:
             t.append("✔ FITS", style="bold green")
-        elif fits is False:
-            t.append("✖ DOES NOT FIT", style="bold red")
         else:
-            t.append("? FIT UNKNOWN", style="bold yellow")
-        if mem is not None:
-            t.append(f"  needs {fmt_amount(mem, 'B')} per GPU")
-            if have:
-                t.append(f" of {fmt_amount(have, 'B')}")
-        gpus = getattr(est, "gpus", None)
-        if gpus:
-            t.append(f" on {gpus} × {getattr(est, 'gpu', '')}")
-        min_gpus = getattr(est, "min_gpus", None)
-        if min_gpus is not None:
-            t.append(f"; at least {min_gpus} GPU{'s' if min_gpus != 1 else ''} needed")
+            t.append("✖ DOES NOT FIT", style="bold red")
+        t.append(f"  needs {fmt_amount(v.need_bytes, 'B')} per GPU")
+        if v.capacity_bytes:
+            t.append(f" of {fmt_amount(v.capacity_bytes, 'B')}")
+        if v.gpus:
+            t.append(f" on {v.gpus} × {v.gpu}")
+        if v.min_gpus is not None:
+            t.append(f"; at least {v.min_gpus} GPU{'s' if v.min_gpus != 1 else ''} needed")
         t.append("\n")
-        hours = getattr(est, "train_hours", None)
-        if hours is not None:
-            t.append(f"Time to train: {fmt_amount(hours, 'h')}")
-            if workload.target_days:
-                ok = hours <= workload.target_days * 24
+        if v.train_hours is not None:
+            t.append(f"Time to train: {fmt_amount(v.train_hours, 'h')}")
+            if v.target is not None and v.target.met is not None:
+                ok = v.target.met
                 t.append(
-                    f"  {'✔ within' if ok else '✖ over'} the {workload.target_days:g}-day target",
+                    f"  {'✔ within' if ok else '✖ over'} the {v.target.target_days:g}-day target",
                     style="green" if ok else "bold red",
                 )
             t.append("\n")
-        tps = getattr(est, "decode_tokens_per_s", None)
-        sv = getattr(est, "serving", None)
-        if sv is not None:
-            t.append(serving_text(sv))
-        elif tps is not None:
-            t.append(f"Decode: about {tps:,.0f} tokens/s\n")
+        if v.serving is not None:
+            t.append(serving_text(v.serving))
+        elif v.decode_tokens_per_s is not None:
+            t.append(f"Decode: about {v.decode_tokens_per_s:,.0f} tokens/s\n")
     elif report is not None:
         t.append("No estimate for this build yet (fit GPUs first).\n", style="dim")
     if report is not None:
@@ -447,7 +438,6 @@ def verdict_text(
         if b is not None:
             t.append_text(budget_text(b, 56))
     if est is not None:
-        notes = getattr(getattr(est, "assumptions", None), "notes", None) or []
-        for n in notes[:3]:
+        for n in est.assumptions.notes[:3]:
             t.append(f" · {n}\n", style="dim")
     return t
