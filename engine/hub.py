@@ -35,6 +35,7 @@ from typing import Any
 
 from slotwise.engine import local_paths
 from slotwise.engine.atomic import atomic_write_bytes
+from slotwise.engine.inputs import ref
 from slotwise.parts.safe_io import (
     MAX_CONFIG_BYTES,
     DeadlineExceeded,
@@ -140,8 +141,8 @@ def fetch_config(
             raise HubError(
                 f"Cache only (offline: SLOTWISE_OFFLINE / HF_HUB_OFFLINE, or a check that never "
                 f"uses the network) and the config.json of {repo_id} is not in the cache "
-                f"({path}). Run `slotwise estimate --config {repo_id}` once with network access "
-                "to cache it, or give the path of a local config.json instead."
+                f"({path}). Fetch it once with network access ({ref('fetch_config', repo_id)}) to "
+                "cache it, or give the path of a local config.json instead."
             )
         return cached
 
@@ -187,7 +188,7 @@ def fetch_config(
         raise HubError(
             f"No model {repo_id!r} with a config.json at revision {revision!r} on the Hub "
             f"(HTTP 404 from {url}). Check the spelling (ids are owner/name, case-sensitive), or "
-            "use a preset with --model."
+            f"use a preset with {ref('model')}."
         )
     if status >= 500 or status == 429:
         return _fallback(repo_id, path, url, f"the Hub answered HTTP {status}")

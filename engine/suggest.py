@@ -43,6 +43,7 @@ from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment, Input
 from slotwise.engine.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
 from slotwise.engine.edits import AddBridge, Move, RemoveBridge, SetCount, SetDrives
 from slotwise.engine.estimate import Estimate
+from slotwise.engine.inputs import ref
 from slotwise.engine.node_search import fewest_passing
 from slotwise.engine.power_model import FANS_BOARD_SHARE, usable_units
 from slotwise.engine.pricing import PriceList, Quote, quote_build
@@ -684,7 +685,7 @@ def select_chassis(catalog: Catalog, cons: Constraints) -> list[Chassis]:
         unknown = sorted(want_sku - known)
         if unknown:
             raise SuggestError(
-                f"--chassis {', '.join(unknown)}: not in the catalog; use a family "
+                f"{ref('chassis')} {', '.join(unknown)}: not in the catalog; use a family "
                 f"({', '.join(FAMILIES)}) or one of: {', '.join(sorted(catalog.chassis))}"
             )
         out = [c for c in out if c.sku.upper() in want_sku or c.family in want_fam]
@@ -692,7 +693,7 @@ def select_chassis(catalog: Catalog, cons: Constraints) -> list[Chassis]:
         unknown = sorted(set(cons.gpus) - set(catalog.gpus))
         if unknown:
             raise SuggestError(
-                f"--gpu {', '.join(unknown)}: not in the catalog; known GPUs: "
+                f"{ref('gpu')} {', '.join(unknown)}: not in the catalog; known GPUs: "
                 + ", ".join(sorted(catalog.gpus))
             )
     if cons.cooling == "air":
@@ -897,7 +898,7 @@ def _finish(ctx: _Ctx, cand: _Cand, build: Build, report: Report) -> Suggestion 
     cons = ctx.cons
     if cons.max_power_w is not None and (power is None or power > cons.max_power_w):
         why = "unknown" if power is None else f"{power:,.0f} W"
-        ctx.rejected[f"power per server {why} over --max-power-w {cons.max_power_w:g}"] += 1
+        ctx.rejected[f"power per server {why} over {ref('max_power_w')} {cons.max_power_w:g}"] += 1
         return None
     price = None if quote is None or quote.total is None else quote.total * cand.nodes
     if cons.budget is not None:
@@ -979,8 +980,10 @@ def _misses_target(est: Estimate, w: Workload) -> str | None:
     if check is None or check.met:
         return None
     if check.days is None:
-        return "training time unknown (GPU lacks a dense BF16 figure), cannot meet --target-days"
-    return f"{check.days:,.1f} days misses --target-days {check.target_days:g}"
+        return "training time unknown (GPU lacks a dense BF16 figure), cannot meet " + ref(
+            "target_days"
+        )
+    return f"{check.days:,.1f} days misses {ref('target_days')} {check.target_days:g}"
 
 
 def _single_node(ctx: _Ctx, chassis: list[Chassis]) -> list[_Cand]:
@@ -1038,7 +1041,7 @@ def _fewest_nodes(ctx: _Ctx, gpu: Gpu, per_node: int) -> tuple[int, Estimate] | 
 
     top = ctx.cons.max_nodes
     if top < 2:
-        return "--max-nodes is below 2"
+        return f"{ref('max_nodes')} is below 2"
 
     def stuck(k: int) -> str | None:
         why = _misses_target(est(k), w)
@@ -1120,12 +1123,12 @@ def suggest(
     if objective not in OBJECTIVES:
         raise SuggestError(f"objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     if limit < 1:
-        raise SuggestError("--limit must be at least 1")
+        raise SuggestError(f"{ref('limit')} must be at least 1")
     cons = constraints or Constraints()
     if objective == "price" and prices is None:
-        raise SuggestError("--objective price needs a price list (--prices FILE_OR_URL)")
+        raise SuggestError(f"{ref('objective', 'price')} needs a price list ({ref('prices')})")
     if cons.budget is not None and prices is None:
-        raise SuggestError("--budget needs a price list (--prices FILE_OR_URL)")
+        raise SuggestError(f"{ref('budget')} needs a price list ({ref('prices')})")
     if arch is None:
         from slotwise.engine.estimate.resolve import resolve_arch
 

@@ -23,6 +23,8 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from slotwise.engine.inputs import ref
+
 HOURS_PER_MONTH = 8760 / 12
 
 
@@ -90,14 +92,14 @@ def compute_tco(inp: TcoInputs) -> TcoResult:
     notes: list[str] = []
     power_month = None if inp.kwh_price is None else energy * inp.kwh_price
     if power_month is None:
-        notes.append("No --kwh-price given: the cost of power is unknown.")
+        notes.append(f"No {ref('kwh_price')} given: the cost of power is unknown.")
     cloud_month = (
         None
         if inp.cloud_gpu_hour is None
         else inp.gpus * inp.cloud_gpu_hour * HOURS_PER_MONTH * inp.utilization
     )
     if cloud_month is None:
-        notes.append("No --cloud-gpu-hour given: no cloud comparison.")
+        notes.append(f"No {ref('cloud_gpu_hour')} given: no cloud comparison.")
     even = None
     if power_month is not None and cloud_month is not None:
         saving = cloud_month - power_month

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
 
+from slotwise.engine.inputs import ref
 from slotwise.parts.bounds import (
     ConcurrentUsers,
     ContextTokens,
@@ -151,7 +152,7 @@ def parse_lora_targets(text: str) -> tuple[str, ...]:
     bad = [t for t in items if t not in LORA_MODULES]
     if bad or not items:
         raise ValueError(
-            f"--lora-targets {text!r}: use qv, attn, all-linear or a comma list of "
+            f"{ref('lora_targets')} {text!r}: use qv, attn, all-linear or a comma list of "
             + ",".join(LORA_MODULES)
         )
     return items

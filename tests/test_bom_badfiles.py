@@ -21,7 +21,9 @@ from slotwise.engine.bom import (
 from slotwise.engine.bom import toml_writer as bom_toml
 from slotwise.engine.bom.locate import KeyLocator
 from slotwise.engine.build import Build
+from slotwise.engine.inputs import InputRef, refs
 from slotwise.engine.report import Report
+from slotwise.tui.commands.flags import cli_words
 
 CAT = fixture_catalog()
 
@@ -276,8 +278,11 @@ def test_write_bom_needs_force_to_overwrite(tmp_path):
     p = tmp_path / "x.toml"
     text = export_bom(Build(chassis="TEST-PCIE-4U"), CAT, BomMeta(), Report())
     write_bom(p, text)
-    with pytest.raises(BomExistsError, match="--force"):
+    with pytest.raises(BomExistsError) as exc:
         write_bom(p, "other")
+    # the engine points at the input; the CLI words it as its flag
+    assert refs(str(exc.value)) == (InputRef(name="force"),)
+    assert "use --force to overwrite it" in cli_words(str(exc.value))
     assert p.read_text() == text
     write_bom(p, "other", force=True)
     assert p.read_text() == "other"

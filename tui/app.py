@@ -118,6 +118,13 @@ class SlotwiseApp(App[int]):
         # edited is options.options[options.active], and the fields above are its state.
         self.options = OptionSet()
 
+    def notify(self, message: str, **kwargs: Any) -> None:
+        """Every toast words the inputs engine text points at as the app's field labels
+        (``slotwise.engine.inputs``): "Price per kWh", never ``--kwh-price``."""
+        from slotwise.tui.input_labels import app_words
+
+        super().notify(app_words(message), **kwargs)
+
     @property
     def store(self) -> AutosaveStore | None:
         """The autosaves under the state dir (None when autosave is off)."""

@@ -80,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except UsageError as exc:
-        sys.stderr.write(f"slotwise: {exc}\n")
+        from slotwise.tui.commands.flags import cli_words  # engine text names inputs: word them
+
+        sys.stderr.write(f"slotwise: {cli_words(str(exc))}\n")
         return 2
     except BrokenPipeError:
         return 0

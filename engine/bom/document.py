@@ -75,6 +75,7 @@ from slotwise.engine.bom.locate import KeyLocator
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.bom.toml_writer import dumps as toml_dumps
 from slotwise.engine.build import MAX_SKU_CHARS, BridgeFit, Build, DriveFit, Environment, Sku
+from slotwise.engine.inputs import plain, ref
 from slotwise.engine.report import Finding, Report
 from slotwise.engine.rules.cooling import BTU_PER_W
 from slotwise.engine.workload import Workload
@@ -253,7 +254,14 @@ def _summary(build: Build, catalog: Catalog, report: Report) -> dict[str, Any]:
         ]
     if report.findings:
         s["findings"] = [
-            _drop_none({"severity": f.severity, "rule": f.rule, "message": f.message, "fix": f.fix})
+            _drop_none(
+                {
+                    "severity": f.severity,
+                    "rule": f.rule,
+                    "message": plain(f.message),
+                    "fix": None if f.fix is None else plain(f.fix),
+                }
+            )
             for f in report.findings
         ]
     return s
@@ -365,7 +373,7 @@ def write_bom(path: str | os.PathLike[str], text: str, force: bool = False) -> P
     try:
         return atomic_write_text(p, text, overwrite=force)
     except FileExistsError:
-        raise BomExistsError(f"{p} already exists; use --force to overwrite it") from None
+        raise BomExistsError(f"{p} already exists; use {ref('force')} to overwrite it") from None
 
 
 # ==================================================================================== import
@@ -461,13 +469,13 @@ class _Reader:
             pool = [r.sku for r in self.catalog if r.kind in kinds]
             near = difflib.get_close_matches(sku[:MAX_SKU_CHARS], pool, n=1, cutoff=0.6)
             hint = f"did you mean {near[0]!r}? " if near else ""
-            listing = " or ".join(f"'slotwise parts --kind {k}'" for k in kinds)
+            listing = " or ".join(ref("part_list", k) for k in kinds)
             self.add(
                 "bom.unknown_sku",
                 field,
                 f"{what} {_show(sku)} is not in the parts catalog",
                 fix=f"{hint}{listing} lists the choices; a part the catalog lacks can be added "
-                "in an overlay catalog (--catalog DIR)",
+                f"in an overlay catalog ({ref('catalog')})",
                 parts=(sku,),
             )
         elif rec.kind not in kinds:
@@ -475,7 +483,7 @@ class _Reader:
                 "bom.wrong_kind",
                 field,
                 f"{_show(sku)} is a {rec.kind}, not a {what}",
-                fix=f"put a {what} here ('slotwise parts --kind {kinds[0]}')",
+                fix=f"put a {what} here ({ref('part_list', kinds[0])})",
                 parts=(sku,),
             )
 
@@ -586,7 +594,7 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
             "bom.missing_field",
             "chassis",
             "no [chassis] table: a BOM needs a chassis",
-            fix="add [chassis] with sku = \"<system SKU>\" ('slotwise parts --kind chassis')",
+            fix=f'add [chassis] with sku = "<system SKU>" ({ref("part_list", "chassis")})',
         )
     elif not isinstance(raw_ch, dict):
         r.add("bom.bad_value", "chassis", f"expected a table, found {_show(raw_ch)}")
@@ -609,7 +617,7 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
                 "bom.bad_value",
                 "chassis.sku",
                 f"a SKU is at most {MAX_SKU_CHARS} characters, found {_show(sku)}",
-                fix="write the chassis SKU ('slotwise parts --kind chassis')",
+                fix=f"write the chassis SKU ({ref('part_list', 'chassis')})",
             )
         else:
             chassis = sku
@@ -695,7 +703,7 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
                         "bom.unknown_slot",
                         f"bridges[{i}].slots",
                         f"{ch.sku} has no slot {sid!r} for bridge {br.sku}",
-                        fix="join slots of the chassis ('slotwise parts --kind chassis --json')",
+                        fix=f"join slots of the chassis ({ref('part_details', 'chassis')})",
                         parts=(br.sku,),
                     )
     fields["bridges"] = tuple(bridges)

@@ -44,6 +44,7 @@ from slotwise.engine.estimate.throughput import (
     long_step_mfu,
     step_time,
 )
+from slotwise.engine.inputs import ref
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import Gpu, ModelPreset
 
@@ -184,7 +185,7 @@ def layout(workload: Workload, gpus: int) -> tuple[int, int, str, list[str]]:
         return gpus, 1, "tp", notes
     tp = min(workload.tp, gpus)
     if tp < workload.tp:
-        notes.append(f"--tp {workload.tp} needs {workload.tp} GPUs; using tp={tp}")
+        notes.append(f"{ref('tp')} {workload.tp} needs {workload.tp} GPUs; using tp={tp}")
     dp = max(1, gpus // tp)
     if dp * tp != gpus:
         notes.append(f"{gpus} GPUs is not a multiple of tp={tp}: {dp * tp} of them are used")
@@ -437,7 +438,7 @@ def _train_timing(
             mfu=mfu, basis="override", mfu_effective=mfu, tokens_per_s_per_gpu=per_gpu,
             tokens_per_s=per_gpu * used,
         )  # fmt: skip
-        notes.append(f"time from --mfu {mfu:g}: model FLOPs / (GPUs x {quoted} x MFU)")
+        notes.append(f"time from {ref('mfu')} {mfu:g}: model FLOPs / (GPUs x {quoted} x MFU)")
     else:
         st = _step(workload, gpu, arch, counts, flops, used, gpus_per_server, links)
         if st is None or long_mfu is None:
@@ -518,7 +519,7 @@ def _train_timing(
                 notes.append(
                     f"for {workload.target_days:g} days: {total:.3g} FLOPs / "
                     f"({target_h * 3600:.3g} s x {quoted} x MFU {mfu_n:.3f} at that size) = "
-                    f"{exact:.1f} GPUs -> {n} (multiples of --tp, whole servers past one)"
+                    f"{exact:.1f} GPUs -> {n} (multiples of {ref('tp')}, whole servers past one)"
                 )
     return _TrainTiming(**out)
 
@@ -621,7 +622,10 @@ def suggest_changes(
         and workload.loss != "chunked"
         and now.logits_bytes > 0.1 * now.total_bytes
     ):
-        trial("chunked cross-entropy (--loss chunked, as torchtune computes it)", loss="chunked")
+        trial(
+            f"chunked cross-entropy ({ref('loss', 'chunked')}, as torchtune computes it)",
+            loss="chunked",
+        )
     if not workload.training and workload.precision in ("bf16", "fp16", "fp32"):
         trial("serve in FP8", precision="fp8")
     return out

@@ -60,6 +60,7 @@ from slotwise.engine.estimate.params import (
     lora_params,
 )
 from slotwise.engine.estimate.recipes import recipe_assumptions
+from slotwise.engine.inputs import ref
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import ModelPreset
 
@@ -344,7 +345,7 @@ def memory_per_gpu(
             notes.append(
                 f"logits + loss: {loss_bytes_per_logit(workload, e):g} B x tokens x "
                 f"{arch.vocab_size:,} vocab (bf16 logits, fp32 log-softmax and two fp32 "
-                "gradients, as Hugging Face computes it); --loss chunked for torchtune-style loss"
+                f"gradients, as Hugging Face computes it); {ref('loss', 'chunked')} for torchtune-style loss"
             )
         if workload.method in ("lora", "qlora"):
             notes.append("LoRA dropout assumed on (a dropped copy of each adapted input is kept)")

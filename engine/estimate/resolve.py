@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
+from slotwise.engine.inputs import ref as input_ref
 from slotwise.engine.names import close_names
 from slotwise.parts.safe_io import (
     MAX_CONFIG_BYTES,
@@ -66,8 +67,9 @@ def resolve_arch_with_warnings(
     if workload.arch:
         return _from_arch(dict(workload.arch))
     raise ModelResolveError(
-        "No model given: name a preset with --model (list them with `slotwise parts --kind "
-        "model`), a config.json file or Hugging Face id with --config, or architecture numbers."
+        f"No model given: name a preset with {input_ref('model')} (list them with "
+        f"{input_ref('part_list', 'model')}), a config.json file or Hugging Face id with "
+        f"{input_ref('config')}, or architecture numbers."
     )
 
 
@@ -85,9 +87,9 @@ def _preset(model_id: str, catalog: Catalog) -> ModelPreset:
     close = close_names(key[:200], models, n=3)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise ModelResolveError(
-        f"--model {shorten(model_id)} is not a preset in the catalog.{hint} List the presets with "
-        "`slotwise parts --kind model`, or pass a config.json path or Hugging Face id with "
-        "--config."
+        f"{input_ref('model')} {shorten(model_id)} is not a preset in the catalog.{hint} List the "
+        f"presets with {input_ref('part_list', 'model')}, or pass a config.json path or Hugging "
+        f"Face id with {input_ref('config')}."
     )
 
 
@@ -120,13 +122,13 @@ def _from_config_ref(
         path = path / "config.json"
         if not _exists(path):
             raise ModelResolveError(
-                f"--config {shorten(ref)} is a directory without a config.json; point at the file."
+                f"{input_ref('config')} {shorten(ref)} is a directory without a config.json; point at the file."
             )
     if _exists(path):
         return _from_file(path)
     if _looks_like_path(ref) or not is_repo_id(ref):
         raise ModelResolveError(
-            f"--config {shorten(ref)}: no such file. Give the path of an existing config.json, or a "
+            f"{input_ref('config')} {shorten(ref)}: no such file. Give the path of an existing config.json, or a "
             "Hugging Face model id such as meta-llama/Llama-3.1-8B."
         )
     try:
@@ -134,7 +136,7 @@ def _from_config_ref(
             ref, offline=offline, timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout
         )
     except HubError as exc:
-        raise ModelResolveError(f"--config {shorten_text(ref)}: {exc}") from exc
+        raise ModelResolveError(f"{input_ref('config')} {shorten_text(ref)}: {exc}") from exc
     warnings: list[str] = []
     if fetched.stale_reason:
         warnings.append(
@@ -189,15 +191,15 @@ def _from_file(path: Path) -> tuple[ModelPreset, list[str]]:
         text = read_text(path, max_bytes=MAX_CONFIG_BYTES, what="config.json")
         cfg = loads_json(text, shown, what="config.json")
     except InputError as exc:
-        raise ModelResolveError(f"--config {exc}.") from exc
+        raise ModelResolveError(f"{input_ref('config')} {exc}.") from exc
     except json.JSONDecodeError as exc:
         raise ModelResolveError(
-            f"--config {shown}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg}). Fix the "
+            f"{input_ref('config')} {shown}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg}). Fix the "
             "file or download it again from the model's repository."
         ) from exc
     if not isinstance(cfg, dict):
         raise ModelResolveError(
-            f"--config {shown}: the JSON is a {type(cfg).__name__}, not an object of config "
+            f"{input_ref('config')} {shown}: the JSON is a {type(cfg).__name__}, not an object of config "
             "fields; is this a config.json?"
         )
     name = path.parent.name if path.name == "config.json" and path.parent.name else path.stem

@@ -208,7 +208,7 @@ def check(ctx: Ctx) -> None:
                 "workload_fit.unresolved",
                 "warning",
                 f"could not check the workload: {problem}",
-                fix="pick a model preset (--model) or a config.json that is cached locally",
+                fix="pick a model preset or a config.json that is cached locally",
             )
         )
         return

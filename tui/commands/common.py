@@ -10,6 +10,7 @@ from typing import Any
 
 from slotwise.parts.catalog import Catalog, CatalogError, load_catalog
 from slotwise.tui.cli import UsageError
+from slotwise.tui.commands.flags import cli_words
 
 
 def get_catalog(args) -> Catalog:
@@ -22,12 +23,15 @@ def get_catalog(args) -> Catalog:
 
 def print_json(data: Any) -> None:
     """Standard JSON only: a non-finite float (which the bounded schema should never let through)
-    is written as ``null`` ("unknown"), never as the non-standard ``Infinity``/``NaN``."""
+    is written as ``null`` ("unknown"), never as the non-standard ``Infinity``/``NaN``.  Engine
+    text in it names inputs as the CLI's flags (:func:`cli_words`)."""
     json.dump(_finite(data), sys.stdout, indent=2, default=str, allow_nan=False)
     sys.stdout.write("\n")
 
 
 def _finite(value: Any) -> Any:
+    if isinstance(value, str):
+        return cli_words(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):

@@ -31,6 +31,7 @@ from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.flags import cli_words
 from slotwise.tui.commands.tco_args import add_tco_value_flags
 from slotwise.tui.commands.validate import bad_input, input_paragraph
 from slotwise.tui.commands.workload_args import add_workload_flags, workload_from_args
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(cmp.to_json())
         return cmp.exit_code
-    text = render(cmp, args.format)
+    text = cli_words(render(cmp, args.format))
     if not args.out:
         sys.stdout.write(text)
         return cmp.exit_code

@@ -21,6 +21,7 @@ from slotwise.parts.safe_io import MAX_CONFIG_BYTES, loads_json, read_text
 from slotwise.parts.schema import Gpu, ModelPreset
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.flags import cli_words
 from slotwise.tui.commands.workload_args import (
     _positive_int,
     add_workload_flags,
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         ]
         print_json(data)
     else:
-        print(render(est, workload, arch, gpu, warnings, advice))
+        print(cli_words(render(est, workload, arch, gpu, warnings, advice)))
     return 0 if est.fits else 1
 
 

@@ -28,6 +28,7 @@ from slotwise.engine.bom.markdown import to_markdown
 from slotwise.engine.cluster import DEFAULT_KW_PER_RACK
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog
+from slotwise.tui.commands.flags import cli_words
 from slotwise.tui.commands.tco_args import add_tco_value_flags
 from slotwise.tui.commands.validate import bad_input, input_paragraph
 from slotwise.tui.commands.workload_args import _positive_float
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.compare:
             text += "\n" + _comparison(args, loaded.build, catalog)
+        text = cli_words(text)  # engine text names inputs; the CLI says flags
     else:
         text = to_csv(loaded.build, catalog, prices, currency)
 

@@ -27,6 +27,7 @@ from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.flags import cli_words
 from slotwise.tui.commands.tco_args import add_tco_value_flags
 from slotwise.tui.commands.workload_args import (
     _positive_float,
@@ -186,10 +187,10 @@ def run(args: argparse.Namespace) -> int:
         if not result.ok:
             import sys
 
-            sys.stderr.write("".join(f"note: {n}\n" for n in result.notes))
-            sys.stderr.write(_nothing_fits(result))
+            sys.stderr.write(cli_words("".join(f"note: {n}\n" for n in result.notes)))
+            sys.stderr.write(cli_words(_nothing_fits(result)))
     else:
-        print(render(result, workload, arch.sku, warnings, tcos, written, prices))
+        print(cli_words(render(result, workload, arch.sku, warnings, tcos, written, prices)))
     return 0 if result.ok else 1
 
 
@@ -346,5 +347,5 @@ def _compare_top(args, result: SuggestResult, workload, catalog: Catalog, prices
     if args.json:
         print_json(cmp.to_json())
     else:
-        print(comparison_text(cmp), end="")
+        print(cli_words(comparison_text(cmp)), end="")
     return 0 if result.ok else 1

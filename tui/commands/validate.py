@@ -21,6 +21,7 @@ from slotwise.engine.report import Finding, Report
 from slotwise.engine.rules.cooling import BTU_PER_W
 from slotwise.engine.rules.ids import INTERNAL_RULE
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.flags import cli_words
 
 
 def register(sub) -> None:
@@ -51,7 +52,7 @@ def input_paragraph(loaded: LoadedBom) -> str:
         if p.fix:
             text += f" ({p.fix})"
         parts.append(text)
-    return "cannot use this BOM: " + "; ".join(parts) + "."
+    return cli_words("cannot use this BOM: " + "; ".join(parts) + ".")
 
 
 def finding_json(f: Finding) -> dict:
@@ -98,9 +99,9 @@ def _print_human(loaded: LoadedBom, report: Report) -> None:
     print(head)
     findings = list(loaded.problems) + list(report.findings)
     for f in findings:
-        print(f"  {SYMBOL[f.severity]} {f.severity:<7} {f.rule}: {f.message}")
+        print(f"  {SYMBOL[f.severity]} {f.severity:<7} {f.rule}: {cli_words(f.message)}")
         if f.fix:
-            print(f"      fix: {f.fix}")
+            print(f"      fix: {cli_words(f.fix)}")
     if report.budgets:
         print("  budgets:")
         for b in report.budgets:

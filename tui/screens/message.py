@@ -8,6 +8,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from slotwise.tui.input_labels import app_words
+
 
 class ErrorScreen(ModalScreen[None]):
     """Shows a problem with what to do; Enter/Esc closes.  ``fatal`` quits the app instead."""
@@ -19,7 +21,7 @@ class ErrorScreen(ModalScreen[None]):
     def __init__(self, title: str, message: str, fatal: bool = False) -> None:
         super().__init__()
         self.title_text = title
-        self.message = message
+        self.message = app_words(message)  # engine text names inputs: the app's labels
         self.fatal = fatal
 
     def compose(self) -> ComposeResult:

@@ -17,6 +17,7 @@ from slotwise.engine.build import Build
 from slotwise.engine.report import Report
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Chassis
+from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import PICKER_KEYS, bindings
 from slotwise.tui.screens.picker_model import (
     EMPTY,
@@ -49,7 +50,7 @@ def choice_text(c: Choice, current: str | None) -> Group:
     if c.problem:
         body.append(f"\n✖ cannot: {c.problem}", style="red")
     for f in c.new_errors[:2]:
-        body.append(f"\n✖ would add ERROR {f.rule}: {f.message}", style="red")
+        body.append(f"\n✖ would add ERROR {f.rule}: {app_words(f.message)}", style="red")
     if len(c.new_errors) > 2:
         body.append(f"\n… and {len(c.new_errors) - 2} more error(s)", style="red")
     return Group(head, Padding(body, (0, 0, 0, 3)))

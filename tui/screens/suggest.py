@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from slotwise.engine.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
+from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import SUGGEST_KEYS, bindings
 
 ANY = "any"
@@ -184,7 +185,7 @@ def detail_text(s: Suggestion, result: SuggestResult) -> str:
     if s.quote is not None and s.quote.missing:
         lines.append("no price for: " + ", ".join(s.quote.missing))
     lines += [f"note: {n}" for n in result.notes]
-    return "\n".join(lines)
+    return app_words("\n".join(lines))
 
 
 class SuggestScreen(Screen[None]):
@@ -295,7 +296,7 @@ class SuggestScreen(Screen[None]):
         )
 
     def _status(self, text: str) -> None:
-        self.query_one("#sg-status", Static).update(Text(text))
+        self.query_one("#sg-status", Static).update(Text(app_words(text)))
 
     def action_run(self) -> None:
         workload = self.app.history.current.workload
@@ -361,7 +362,7 @@ class SuggestScreen(Screen[None]):
             reasons = "; ".join(f"{r} ({n}x)" for r, n in result.rejected[:3])
             self._status("✗ Nothing fits, not even as a cluster. " + reasons)
             self.query_one("#sg-detail-text", Static).update(
-                Text("\n".join(f"note: {n}" for n in result.notes))
+                Text(app_words("\n".join(f"note: {n}" for n in result.notes)))
             )
             return
         n = len(result.suggestions)

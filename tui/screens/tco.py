@@ -20,6 +20,7 @@ from slotwise.engine.build import Build
 from slotwise.engine.report import Report
 from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
 from slotwise.parts.catalog import Catalog
+from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import TCO_KEYS, bindings
 from slotwise.tui.screens.export import PathPrompt
 
@@ -128,7 +129,9 @@ def summary_line(result: TcoResult) -> str:
         return f"✓ Owning becomes cheaper than the cloud in month {result.break_even_month}."
     if result.break_even_month is not None:
         return f"✗ Owning pays off only in month {result.break_even_month}, after the horizon."
-    return "– No break-even month: " + (result.notes[0] if result.notes else "see below.")
+    return "– No break-even month: " + (
+        app_words(result.notes[0]) if result.notes else "see below."
+    )
 
 
 class SaveMarkdownScreen(PathPrompt):
@@ -221,7 +224,7 @@ class TcoScreen(Screen[None]):
             return
         self.app.prices_path = self._val("#tco-prices").strip()
         summary.update(Text(summary_line(outcome.result)))
-        body.update(Text(tco_markdown(outcome.result)))
+        body.update(Text(app_words(tco_markdown(outcome.result))))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -238,7 +241,7 @@ class TcoScreen(Screen[None]):
         if self.result is None:
             self.notify("Nothing to save yet: fix the inputs first.", severity="warning")
             return
-        markdown = tco_markdown(self.result)
+        markdown = app_words(tco_markdown(self.result))
         stem = (
             Path(self.app.bom_path).stem if self.app.bom_path else self.app.history.current.chassis
         )

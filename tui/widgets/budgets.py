@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from slotwise.engine.report import Budget, Report
+from slotwise.tui.input_labels import app_words
 
 STACK_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▤")
 STACK_STYLES = ("blue", "magenta", "cyan", "green", "yellow", "white")
@@ -124,7 +125,7 @@ def assumptions_text(report: Report | None) -> Text:
     t.append("\nESTIMATE ASSUMPTIONS\n", style="bold underline")
     t.append(f" MFU {a.mfu:g}, MBU {a.mbu:g} (model FLOPs / memory-bandwidth utilisation)\n")
     for note in a.notes:
-        t.append(f" · {note}\n", style="dim")
+        t.append(f" · {app_words(note)}\n", style="dim")
     return t
 
 

@@ -18,6 +18,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from slotwise.engine.report import Finding, Report
+from slotwise.tui.input_labels import app_words
 
 LABEL = {
     "error": ("✖ ERROR", "bold red"),
@@ -80,10 +81,10 @@ def finding_text(f: Finding) -> Text:
     where = ", ".join(f.slots)
     if where:
         t.append(f" [slot {where}]", style="dim")
-    t.append(f"\n  {f.message}")
+    t.append(f"\n  {app_words(f.message)}")
     if f.fix:
         t.append("\n  → ", style="bold")
-        t.append(f.fix)
+        t.append(app_words(f.fix))
         if f.edit:
             t.append("  [f: apply]", style="bold green")
     return t
@@ -97,10 +98,10 @@ def finding_renderable(f: Finding) -> Group:
     head.append(f" {f.rule}", style="dim")
     if f.slots:
         head.append(f" [slot {', '.join(f.slots)}]", style="dim")
-    body: list = [head, Unbroken(Text(bind_units(f.message)), indent=2)]
+    body: list = [head, Unbroken(Text(bind_units(app_words(f.message))), indent=2)]
     if f.fix:
         fix = Text("→ ", style="bold")
-        fix.append(bind_units(f.fix))
+        fix.append(bind_units(app_words(f.fix)))
         if f.edit:
             fix.append(f"{NBSP}{NBSP}[f:{NBSP}apply]", style="bold green")
         body.append(Unbroken(fix, indent=2))

@@ -28,6 +28,7 @@ from slotwise.engine.report import Report
 from slotwise.engine.verdict import verdict
 from slotwise.engine.workload import LORA_MODULES, LORA_TARGET_SETS, Workload
 from slotwise.engine.workload_text import WorkloadTextError, build_workload, parse_field
+from slotwise.tui.input_labels import app_words
 from slotwise.tui.widgets.budgets import budget_text, fmt_amount
 from slotwise.tui.widgets.findings import finding_text
 
@@ -393,7 +394,7 @@ def verdict_text(
     t = Text()
     if problem:
         t.append("✖ INPUT  ", style="bold red")
-        t.append(problem + "\n")
+        t.append(app_words(problem) + "\n")
     if workload is None:
         t.append(
             "Choose a model preset (or a config.json / HF id) to see whether it fits.", style="dim"
@@ -439,5 +440,5 @@ def verdict_text(
             t.append_text(budget_text(b, 56))
     if est is not None:
         for n in est.assumptions.notes[:3]:
-            t.append(f" · {n}\n", style="dim")
+            t.append(f" · {app_words(n)}\n", style="dim")
     return t

@@ -26,6 +26,7 @@ from slotwise.engine.estimate.arch import decoders, gpt, hybrid, moe
 from slotwise.engine.estimate.arch.reader import ArchConfigError, ConfigReader
 from slotwise.engine.estimate.arch.vision import vision_params
 from slotwise.engine.estimate.params import count_params
+from slotwise.engine.inputs import ref
 from slotwise.parts.safe_io import shorten
 from slotwise.parts.schema import ModelPreset
 
@@ -109,7 +110,7 @@ def _unknown(model_type: str, source: str) -> ArchConfigError:
         f"{source}: model_type {model_type!r} is not a family slotwise can count, so its "
         "size and memory would be a guess. Known: "
         + ", ".join(sorted(KNOWN_MODEL_TYPES, key=str.lower))
-        + ". Use a preset (--model), a config.json of a known family, or, if the model is a "
+        + f". Use a preset ({ref('model')}), a config.json of a known family, or, if the model is a "
         "Llama-style decoder, a copy of its config.json with model_type set to llama"
     )
 

@@ -1,0 +1,51 @@
+"""How the CLI words the inputs that engine messages point at: as its flags.
+
+Engine text names inputs by reference (``slotwise.engine.inputs.ref``); every line the CLI
+prints or writes goes through :func:`cli_words`, so ``No ⟦kwh_price⟧ given`` reads
+``No --kwh-price given`` here and "No Price per kWh given" in the app.
+"""
+
+from __future__ import annotations
+
+from slotwise.engine.inputs import InputRef, word
+
+#: Input name -> the flag that sets it (with its metavar where the sentence shows one).
+FLAGS: dict[str, str] = {
+    "model": "--model",
+    "config": "--config",
+    "tp": "--tp",
+    "mfu": "--mfu",
+    "loss": "--loss",
+    "precision": "--precision",
+    "lora_targets": "--lora-targets",
+    "target_days": "--target-days",
+    "gpu": "--gpu",
+    "kwh_price": "--kwh-price",
+    "cloud_gpu_hour": "--cloud-gpu-hour",
+    "chassis": "--chassis",
+    "max_power_w": "--max-power-w",
+    "max_nodes": "--max-nodes",
+    "limit": "--limit",
+    "objective": "--objective",
+    "budget": "--budget",
+    "prices": "--prices FILE_OR_URL",
+    "force": "--force",
+    "catalog": "--catalog DIR",
+}
+
+
+def flag(r: InputRef) -> str:
+    """The CLI's words for ``r``: its flag (and value), or the command that shows the thing."""
+    if r.name == "part_list":
+        return f"'slotwise parts --kind {r.value}'"
+    if r.name == "part_details":
+        return f"'slotwise parts --kind {r.value} --json'"
+    if r.name == "fetch_config":
+        return f"`slotwise estimate --config {r.value}`"
+    words = FLAGS[r.name]
+    return words if r.value is None else f"{words} {r.value}"
+
+
+def cli_words(text: str) -> str:
+    """``text`` with every input reference worded as a flag."""
+    return word(text, flag)
