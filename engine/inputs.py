@@ -82,7 +82,7 @@ def ref(name: InputName, value: str | None = None) -> str:
 
 def refs(text: str) -> tuple[InputRef, ...]:
     """The inputs ``text`` points at, in order (the structured advice behind the words)."""
-    return tuple(InputRef(name=m[1], value=m[2]) for m in _TOKEN.finditer(text))  # type: ignore[arg-type]
+    return tuple(InputRef(name=m[1], value=m[2]) for m in _TOKEN.finditer(text))
 
 
 Namer = Callable[[InputRef], str]
@@ -92,7 +92,7 @@ def word(text: str, namer: Namer) -> str:
     """``text`` with every input reference replaced by ``namer``'s words for it."""
     if _OPEN not in text:
         return text
-    return _TOKEN.sub(lambda m: namer(InputRef(name=m[1], value=m[2])), text)  # type: ignore[arg-type]
+    return _TOKEN.sub(lambda m: namer(InputRef(name=m[1], value=m[2])), text)
 
 
 _PLAIN: dict[str, str] = {
