@@ -1,0 +1,244 @@
+"""Where the GPUs and NICs go: every non-colliding set of GPU slots per chassis and card shape,
+scored for full lanes, whole NVLink groups and balance across sockets and PCIe roots; NICs in the
+slots left free; NVLink bridges on every fully populated group."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from slotwise.engine.build import BridgeFit
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Bridge, Chassis, Gpu, Nic, Slot
+
+# Up to this many usable slots the placer enumerates every non-colliding subset (2^16 = 65k sets,
+# ~1 s worst case); beyond it, it grows one set greedily.
+EXHAUSTIVE_SLOTS = 16
+
+
+@dataclass(frozen=True)
+class Placement:
+    gpu_slots: tuple[str, ...]
+    nic_slots: tuple[str, ...] = ()
+
+
+def gpu_fits(slot: Slot, gpu: Gpu) -> bool:
+    if slot.purpose == "nic" or slot.kind == "ocp3":
+        return False
+    if (gpu.width_slots or 1) >= 2 and not slot.double_width:
+        return False
+    if gpu.length == "FHFL" and not slot.full_length:
+        return False
+    if gpu.length in ("FHFL", "FHHL") and not slot.full_height:
+        return False
+    return not (gpu.pcie_lanes is not None and gpu.pcie_lanes > slot.mechanical)
+
+
+def nic_fits(slot: Slot, nic: Nic) -> bool:
+    if slot.purpose == "gpu" or nic.form == "onboard":
+        return False
+    if (slot.kind == "ocp3") != (nic.form == "OCP3"):
+        return False
+    if nic.width_slots >= 2 and not slot.double_width:
+        return False
+    if nic.form == "FHFL" and not slot.full_length:
+        return False
+    if nic.form in ("FHFL", "FHHL") and not slot.full_height:
+        return False
+    return not (nic.pcie_lanes is not None and nic.pcie_lanes > slot.mechanical)
+
+
+def slot_socket(ch: Chassis, slot: Slot) -> int:
+    root = next((r for r in ch.roots if r.id == slot.root), None)
+    sock = root.socket if root else 1
+    return max(sock, slot.requires_socket or 1)
+
+
+class Placer:
+    """Enumerates every non-colliding set of GPU slots once per (chassis, card shape), scores them
+    (full lanes, whole NVLink groups, balance across sockets and roots) and keeps the best per
+    size.  Chassis have at most a few dozen slots and double-width cards halve the choices, so
+    exhaustive enumeration is exact and fast enough; results are cached per suggest() call."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple, dict[int, list[tuple[tuple, tuple[str, ...]]]]] = {}
+
+    def sets(
+        self, ch: Chassis, gpu: Gpu, cpu_count: int, groups: tuple[tuple[str, ...], ...]
+    ) -> dict[int, list[tuple[tuple, tuple[str, ...]]]]:
+        wide = (gpu.width_slots or 1) >= 2
+        key = (ch.sku, wide, gpu.pcie_lanes, gpu.pcie_gen, gpu.length, cpu_count, groups)
+        if key not in self._cache:
+            self._cache[key] = self._enumerate(ch, gpu, cpu_count, wide, groups)
+        return self._cache[key]
+
+    def _enumerate(self, ch, gpu, cpu_count, wide, groups):
+        slots = [s for s in ch.slots if slot_socket(ch, s) <= cpu_count and gpu_fits(s, gpu)]
+        ids = [s.id for s in slots]
+        pos = {sid: i for i, sid in enumerate(ids)}
+        conflict = [0] * len(slots)  # bitmask of slots a card here excludes
+        if wide:
+            for i, s in enumerate(slots):
+                if s.covers in pos:
+                    j = pos[s.covers]
+                    conflict[i] |= 1 << j
+                    conflict[j] |= 1 << i
+        order = {s.id: i for i, s in enumerate(ch.slots)}
+        roots = {r.id: r for r in ch.roots}
+        lanes = gpu.pcie_lanes or 16
+        best: dict[int, list[tuple[tuple, tuple[str, ...]]]] = {}
+        n = len(slots)
+        limit = ch.max_gpus if ch.max_gpus is not None else n
+        group_idx = [tuple(pos[x] for x in g) for g in groups if all(x in pos for x in g)]
+
+        def score(chosen: list[int]) -> tuple:
+            lane_short = gen_short = 0
+            per_root: Counter[str] = Counter()
+            per_sock: Counter[int] = Counter()
+            used_lanes: Counter[str] = Counter()
+            for i in chosen:
+                s = slots[i]
+                lane_short += max(0, lanes - s.lanes)
+                if gpu.pcie_gen and s.gen < gpu.pcie_gen:
+                    gen_short += 1
+                per_root[s.root] += 1
+                per_sock[slot_socket(ch, s)] += 1
+                used_lanes[s.root] += min(lanes, s.lanes)
+            over = sum(
+                max(0, used - (roots[r].lanes or used))
+                for r, used in used_lanes.items()
+                if r in roots
+            )
+            chosen_set = set(chosen)
+            covered: set[int] = set()
+            for g in sorted(group_idx, key=len, reverse=True):
+                if set(g) <= chosen_set and not (set(g) & covered):
+                    covered |= set(g)
+            socks = [per_sock.get(k, 0) for k in range(1, cpu_count + 1)]
+            root_counts = [per_root.get(r, 0) for r in {slots[i].root for i in range(n)}]
+            return (
+                over,
+                lane_short,
+                len(chosen) - len(covered),
+                gen_short,
+                max(socks) - min(socks),
+                max(root_counts) - min(root_counts),
+                tuple(sorted(order[slots[i].id] for i in chosen)),
+            )
+
+        chosen: list[int] = []
+        if n > EXHAUSTIVE_SLOTS:
+            # Too many slots to enumerate every subset: grow one set greedily, each step adding
+            # the free slot that scores best (still non-colliding and balanced, not proven best).
+            blocked = 0
+            while len(chosen) < limit:
+                free = [i for i in range(n) if not blocked >> i & 1 and i not in chosen]
+                if not free:
+                    break
+                pick = min(free, key=lambda i: score([*chosen, i]))
+                chosen.append(pick)
+                blocked |= conflict[pick]
+                best[len(chosen)] = [(score(chosen), tuple(ids[i] for i in sorted(chosen)))]
+            return best
+
+        def dfs(start: int, blocked: int) -> None:
+            if chosen:
+                sc = score(chosen)
+                best.setdefault(len(chosen), []).append((sc, tuple(ids[i] for i in sorted(chosen))))
+            if len(chosen) >= limit:
+                return
+            for i in range(start, n):
+                if blocked >> i & 1:
+                    continue
+                chosen.append(i)
+                dfs(i + 1, blocked | conflict[i])
+                chosen.pop()
+
+        dfs(0, 0)
+        for k in best:
+            best[k].sort()
+        return best
+
+
+def place(
+    placer: Placer,
+    ch: Chassis,
+    gpu: Gpu,
+    n: int,
+    cpu_count: int,
+    groups: tuple[tuple[str, ...], ...],
+    nic: Nic | None,
+    nics: int,
+) -> Placement | None:
+    """The best GPU slot set of size n that leaves room for ``nics`` NICs (None: impossible)."""
+    options = placer.sets(ch, gpu, cpu_count, groups).get(n, [])
+    wide = (gpu.width_slots or 1) >= 2
+    for _score, gpu_slots in options:
+        if not nics:
+            return Placement(gpu_slots)
+        nic_slots = place_nics(ch, gpu_slots, wide, nic, nics, cpu_count)
+        if nic_slots is not None:
+            return Placement(gpu_slots, nic_slots)
+    return None
+
+
+def place_nics(ch, gpu_slots, wide, nic, count, cpu_count) -> tuple[str, ...] | None:
+    taken = set(gpu_slots)
+    blocked = {s.covers for s in ch.slots if s.id in taken and wide and s.covers}
+    free = [
+        s
+        for s in ch.slots
+        if s.id not in taken
+        and s.id not in blocked
+        and slot_socket(ch, s) <= cpu_count
+        and nic_fits(s, nic)
+    ]
+    if len(free) < count:
+        return None
+    # Balance NICs like the GPUs: prefer roots and sockets that hold GPUs, fewest NICs so far.
+    gpu_roots = Counter(s.root for s in ch.slots if s.id in taken)
+    gpu_socks = Counter(slot_socket(ch, s) for s in ch.slots if s.id in taken)
+    chosen: list[Slot] = []
+    per_root: Counter[str] = Counter()
+    per_sock: Counter[int] = Counter()
+    order = {s.id: i for i, s in enumerate(ch.slots)}
+    for _ in range(count):
+        best = min(
+            (s for s in free if s not in chosen),
+            key=lambda s: (
+                per_root[s.root] - gpu_roots.get(s.root, 0),
+                per_sock[slot_socket(ch, s)] - gpu_socks.get(slot_socket(ch, s), 0),
+                -s.lanes,
+                order[s.id],
+            ),
+        )
+        chosen.append(best)
+        per_root[best.root] += 1
+        per_sock[slot_socket(ch, best)] += 1
+    return tuple(s.id for s in sorted(chosen, key=lambda s: order[s.id]))
+
+
+def bridge_options(catalog: Catalog, gpu: Gpu, ch: Chassis) -> dict[int, Bridge]:
+    """Bridge SKU per group size (2 or 4 ways) for this GPU, when the chassis has such groups."""
+    sizes = {len(g) for g in ch.nvlink_groups}
+    out: dict[int, Bridge] = {}
+    for br in sorted(catalog.bridges.values(), key=lambda b: b.sku):
+        if gpu.sku in br.gpu_skus and br.ways in sizes and br.ways not in out:
+            out[br.ways] = br
+    return out
+
+
+def bridges_for(
+    ch: Chassis, gpu_slots: Iterable[str], options: dict[int, Bridge]
+) -> tuple[BridgeFit, ...]:
+    chosen = set(gpu_slots)
+    used: set[str] = set()
+    fits: list[BridgeFit] = []
+    for ways in sorted(options, reverse=True):
+        br = options[ways]
+        for g in ch.nvlink_groups:
+            if len(g) == ways and set(g) <= chosen and not (set(g) & used):
+                used |= set(g)
+                fits.append(BridgeFit(sku=br.sku, slots=tuple(g), count=br.per_group))
+    return tuple(fits)
