@@ -27,25 +27,35 @@ from slotwise.engine.rules import (
     workload_fit,
 )
 from slotwise.engine.rules.context import Ctx, chassis_index
+from slotwise.engine.rules.family import evaluation_order
+from slotwise.engine.rules.ids import RULE_FAMILIES
 from slotwise.engine.verdict import verdict
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog, onboard_nics
 from slotwise.parts.safe_io import shorten_text
 from slotwise.parts.schema import Gpu, Nic
 
-# Order matters only where one family reads what another computed: power before cooling (heat),
-# workload_fit before network (multi-node needs the estimate).
-FAMILIES: tuple[tuple[str, Callable[[Ctx], None]], ...] = (
-    ("platform", platform.check),
-    ("slots", slots.check),
-    ("lanes", lanes.check),
-    ("nvlink", nvlink.check),
-    ("memory", memory.check),
-    ("power", power.check),
-    ("cooling", cooling.check),
-    ("storage", storage.check),
-    ("workload_fit", workload_fit.check),
-    ("network", network.check),
+# The rule families in the order they run: as listed in engine.rules.ids (also the order of
+# their budgets in the report), moved only where one declares it reads what another computed
+# (``RuleFamily.after``: cooling after power for the heat, network after workload_fit for the
+# estimate).
+_CHECKS: dict[str, Callable[[Ctx], None]] = {
+    m.FAMILY.name: m.check
+    for m in (
+        platform,
+        slots,
+        lanes,
+        nvlink,
+        memory,
+        power,
+        cooling,
+        storage,
+        workload_fit,
+        network,
+    )
+}
+FAMILIES: tuple[tuple[str, Callable[[Ctx], None]], ...] = tuple(
+    (family.name, _CHECKS[family.name]) for family in evaluation_order(RULE_FAMILIES)
 )
 
 

@@ -1,26 +1,103 @@
-"""The rule-id list (engine.rules.ids) matches the code, and the rules not covered elsewhere."""
+"""Rule ids and dependencies are declared where each rule family is defined (``FAMILY`` in
+every engine/rules module) and checked against the code here; and the rules not covered
+elsewhere."""
 
+import ast
+import importlib
 import re
 from pathlib import Path
 
+import pytest
 from fixtures_catalog.helpers import H200, base_build, one, run
 
 from slotwise.engine.build import BridgeFit
-from slotwise.engine.rules.ids import RULES
+from slotwise.engine.evaluate import FAMILIES
+from slotwise.engine.rules.family import RuleFamily, evaluation_order
+from slotwise.engine.rules.ids import EVALUATE_RULES, INTERNAL_RULE, RULE_FAMILIES, RULES
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
-ID = re.compile(
-    r'"((?:slots|platform|lanes|nvlink|memory|power|cooling|storage|network|workload_fit|engine)'
-    r'\.[a-z0-9_]+)"'
-)
+PREFIXES = {f.name for f in RULE_FAMILIES} | {"engine"}
+ID = re.compile(r"([a-z_]+)\.[a-z0-9_]+")
 
 
-def test_rule_list_matches_the_code():
-    sources = list((ENGINE / "rules").glob("*.py")) + [ENGINE / "evaluate.py"]
-    used = {
-        m for p in sources if p.name != "ids.py" for m in ID.findall(p.read_text(encoding="utf-8"))
+def _tree(name: str) -> ast.Module:
+    return ast.parse((ENGINE / "rules" / f"{name}.py").read_text(encoding="utf-8"))
+
+
+def _ids_in(tree: ast.Module, skip: ast.AST | None = None) -> set[str]:
+    """String literals shaped like a rule id (``family.what``), outside ``skip``."""
+    inside = {id(n) for n in ast.walk(skip)} if skip is not None else set()
+    return {
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and id(n) not in inside
+        and (m := ID.fullmatch(n.value))
+        and m[1] in PREFIXES
     }
-    assert used == set(RULES)
+
+
+def _declaration(tree: ast.Module) -> ast.AST:
+    return next(
+        n
+        for n in tree.body
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "FAMILY"
+    )
+
+
+@pytest.mark.parametrize("family", RULE_FAMILIES, ids=lambda f: f.name)
+def test_each_family_emits_exactly_the_ids_it_declares(family):
+    tree = _tree(family.name)
+    emitted = _ids_in(tree, skip=_declaration(tree)) - {INTERNAL_RULE}
+    assert emitted == set(family.rules)
+
+
+def test_evaluate_emits_its_own_ids_and_the_list_is_the_union():
+    src = (ENGINE / "evaluate.py").read_text(encoding="utf-8")
+    assert _ids_in(ast.parse(src)) | {INTERNAL_RULE} == set(EVALUATE_RULES)
+    every = [rid for f in RULE_FAMILIES for rid in f.rules] + list(EVALUATE_RULES)
+    assert len(every) == len(set(every)) == len(RULES)
+
+
+def _ctx_fields(tree: ast.Module, kind: type) -> set[str]:
+    return {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.ctx, kind)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == "ctx"
+    }
+
+
+def test_a_family_reading_what_another_computed_declares_it_runs_after_it():
+    writes = {f.name: _ctx_fields(_tree(f.name), ast.Store) for f in RULE_FAMILIES}
+    assert writes["power"] and writes["workload_fit"]  # the scan sees the writes it checks
+    order = [name for name, _ in FAMILIES]
+    for f in RULE_FAMILIES:
+        reads = _ctx_fields(_tree(f.name), ast.Load)
+        needs = {w for w, fields in writes.items() if w != f.name and fields & reads}
+        assert needs <= set(f.after), (f.name, needs)
+        assert all(order.index(a) < order.index(f.name) for a in f.after)
+
+
+def test_evaluation_order_is_the_listed_order_moved_only_for_dependencies():
+    a, b, c = RuleFamily("a"), RuleFamily("b", after=("c",)), RuleFamily("c")
+    assert [f.name for f in evaluation_order([a, b, c])] == ["a", "c", "b"]
+    assert [f.name for f in evaluation_order([c, a, b])] == ["c", "a", "b"]
+    with pytest.raises(ValueError, match="unknown"):
+        evaluation_order([RuleFamily("a", after=("zzz",))])
+    with pytest.raises(ValueError, match="cycle"):
+        evaluation_order([RuleFamily("a", after=("b",)), RuleFamily("b", after=("a",))])
+    with pytest.raises(ValueError, match="outside the family"):
+        RuleFamily("a", rules={"b.x": "wrong prefix"})
+
+
+def test_evaluate_runs_every_declared_family_once():
+    assert sorted(name for name, _ in FAMILIES) == sorted(f.name for f in RULE_FAMILIES)
+    for name, check in FAMILIES:
+        assert check is importlib.import_module(f"slotwise.engine.rules.{name}").check
 
 
 def test_liquid_cooled_card_at_an_air_site():

@@ -13,8 +13,27 @@ from slotwise.engine.edits import Place, Remove, SetCount, SetEnv
 from slotwise.engine.report import Budget
 from slotwise.engine.rules.common import finding, slot_list, watts
 from slotwise.engine.rules.context import Ctx
+from slotwise.engine.rules.family import RuleFamily
 from slotwise.engine.rules.platform import fitting_count
 from slotwise.engine.rules.slots import datacenter_alternative
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks; it reads what power computed.
+FAMILY = RuleFamily(
+    "cooling",
+    rules={
+        "cooling.liquid_only": "liquid-only chassis or baseboard at an air-cooled site",
+        "cooling.unknown_gpu_limit": "chassis' air-cooled GPU TDP limit unknown",
+        "cooling.gpu_tdp_air": "GPU TDP above what the chassis cools with air",
+        "cooling.open_air_gpu": "open-air (fan) cooled consumer card in a server",
+        "cooling.liquid_gpu": "liquid-cooled card at an air-cooled site",
+        "cooling.unknown_ambient": "chassis' rated ambient temperature unknown",
+        "cooling.ambient": "inlet temperature above the chassis' rating",
+        "cooling.unknown_cpu_limit": "chassis' CPU TDP limit unknown",
+        "cooling.cpu_tdp": "CPU TDP above what the chassis cools",
+    },
+    after=("power",),
+)
 
 BTU_PER_W = 3.412
 

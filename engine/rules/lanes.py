@@ -17,7 +17,19 @@ from slotwise.engine.edits import Move
 from slotwise.engine.report import Budget, Severity
 from slotwise.engine.rules.common import finding
 from slotwise.engine.rules.context import Ctx
+from slotwise.engine.rules.family import RuleFamily
 from slotwise.engine.rules.slots import find_destination
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks.
+FAMILY = RuleFamily(
+    "lanes",
+    rules={
+        "lanes.root_over": "cards and switches need more lanes than a root (or its CPU) has",
+        "lanes.switch_oversubscribed": "switch downstream lanes exceed its uplink",
+        "lanes.unknown_root": "root lane count unknown",
+    },
+)
 
 OVERSUB_WARN = 2.0
 

@@ -20,6 +20,26 @@ from slotwise.engine.edits import SetCount
 from slotwise.engine.report import Severity
 from slotwise.engine.rules.common import finding
 from slotwise.engine.rules.context import Ctx
+from slotwise.engine.rules.family import RuleFamily
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks.
+FAMILY = RuleFamily(
+    "memory",
+    rules={
+        "memory.no_dimms": "no system memory",
+        "memory.unknown_dimm": "DIMM SKU not in the catalog",
+        "memory.dimm_not_listed": "DIMM not on the chassis' validated list",
+        "memory.wrong_type": "DDR4 DIMM on a DDR5 platform",
+        "memory.unknown_slots": "chassis DIMM slot count unknown",
+        "memory.too_many_dimms": "more DIMMs than slots",
+        "memory.unknown_channels": "CPU memory channel count unknown",
+        "memory.unbalanced": "DIMMs do not fill every channel of every CPU equally",
+        "memory.2dpc_speed": "two DIMMs per channel lower the memory speed",
+        "memory.speed_capped": "DIMM faster than the CPU runs memory",
+        "memory.host_vs_gpu": "system memory small next to total GPU memory",
+    },
+)
 
 RATIO_WARN = 1.0  # below: warning
 RATIO_GOOD = 2.0  # below: info (DGX H100 3.2x, DGX H200 1.8x)

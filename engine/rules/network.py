@@ -15,9 +15,21 @@ from __future__ import annotations
 from slotwise.engine.edits import Place
 from slotwise.engine.rules.common import finding
 from slotwise.engine.rules.context import Ctx, engine_cache
+from slotwise.engine.rules.family import RuleFamily
 from slotwise.engine.rules.slots import destinations
 from slotwise.engine.verdict import servers_for_target, target_check
 from slotwise.parts.schema import Nic
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks; it reads what workload_fit computed.
+FAMILY = RuleFamily(
+    "network",
+    rules={
+        "network.nic_ratio": "multi-node training with too few fast NICs",
+        "network.gpu_nic_placement": "GPUs without a fast NIC under the same PCIe switch",
+    },
+    after=("workload_fit",),
+)
 
 PCIE_MIN_GBPS = 200
 HGX_MIN_GBPS = 400

@@ -16,7 +16,28 @@ from slotwise.engine.edits import AddBridge, RemoveBridge
 from slotwise.engine.report import Severity
 from slotwise.engine.rules.common import finding, slot_list
 from slotwise.engine.rules.context import Ctx, engine_cache
+from slotwise.engine.rules.family import RuleFamily
 from slotwise.parts.schema import Bridge, Gpu
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks.
+FAMILY = RuleFamily(
+    "nvlink",
+    rules={
+        "nvlink.unknown_bridge": "bridge SKU not in the catalog",
+        "nvlink.unknown_slot": "bridge joins a slot the chassis does not have",
+        "nvlink.overlap": "two bridge sets on one slot",
+        "nvlink.wrong_ways": "bridge set on a group of the wrong size",
+        "nvlink.empty_slot": "bridge joins a slot without a GPU",
+        "nvlink.no_nvlink": "bridge on GPUs without an NVLink connector",
+        "nvlink.wrong_gpu": "bridge made for another GPU model",
+        "nvlink.group_not_allowed": "bridge across slots the chassis cannot bridge",
+        "nvlink.unknown_groups": "chassis' bridgeable slot groups unknown",
+        "nvlink.cross_socket": "bridge joins GPUs under different CPUs",
+        "nvlink.bridge_count": "wrong number of bridges on a group (H100 NVL: 3 per pair)",
+        "nvlink.unbridged": "NVLink-capable GPUs left without a bridge",
+    },
+)
 
 
 def bridges_for(ctx: Ctx, gpu_sku: str) -> list[Bridge]:

@@ -5,7 +5,22 @@ from __future__ import annotations
 from slotwise.engine.edits import SetCount
 from slotwise.engine.rules.common import finding, plural
 from slotwise.engine.rules.context import Ctx
+from slotwise.engine.rules.family import RuleFamily
 from slotwise.parts.schema import Cpu
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks.
+FAMILY = RuleFamily(
+    "platform",
+    rules={
+        "platform.no_cpu": "no CPU fitted",
+        "platform.unknown_cpu": "CPU SKU not in the catalog",
+        "platform.cpu_count": "more CPUs than the chassis has sockets",
+        "platform.cpu_max_sockets": "more CPUs than the CPU model supports per system",
+        "platform.cpu_socket": "CPU of another socket type than the chassis takes",
+        "platform.cpu_not_listed": "CPU not on the chassis' supported list",
+    },
+)
 
 
 def fitting_count(ctx: Ctx, cpu: Cpu) -> int:

@@ -48,7 +48,27 @@ from slotwise.engine.power_model import usable_units as _usable
 from slotwise.engine.report import Budget, PowerFigures
 from slotwise.engine.rules.common import finding, watts
 from slotwise.engine.rules.context import Ctx
+from slotwise.engine.rules.family import RuleFamily
 from slotwise.parts.schema import Psu
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks.
+FAMILY = RuleFamily(
+    "power",
+    rules={
+        "power.unknown_figures": "power not verified: parts whose power is unknown were left out",
+        "power.no_psu": "no power supply",
+        "power.unknown_psu": "PSU SKU not in the catalog",
+        "power.unknown_psu_list": "chassis' PSU options unknown",
+        "power.psu_not_allowed": "PSU the chassis does not take",
+        "power.psu_bays": "more PSUs than power bays",
+        "power.unknown_bays": "chassis' power bay count unknown",
+        "power.low_line_unknown": "power not verified: PSU rating at 100-127 V unknown",
+        "power.redundancy": "worst-case draw above PSU capacity under the redundancy policy",
+        "power.unknown_scheme": "chassis' PSU redundancy scheme unknown (counted as N+1)",
+        "power.scheme_looser": "the chosen policy counts more PSUs than the chassis' own scheme",
+    },
+)
 
 LOW_LINE_MAX_V = 127
 LOW_LINE_MAX_A = 16

@@ -13,7 +13,43 @@ from collections import Counter
 from slotwise.engine.edits import Move, Place, Remove, SetBaseboard, SetCount
 from slotwise.engine.rules.common import finding, plural, slot_list
 from slotwise.engine.rules.context import Ctx, is_wide
+from slotwise.engine.rules.family import RuleFamily
 from slotwise.parts.schema import Gpu, Nic, Slot
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks.
+FAMILY = RuleFamily(
+    "slots",
+    rules={
+        "slots.unknown_slot": "a card in a slot id the chassis does not have",
+        "slots.unknown_part": "a slot holds a SKU that is not in the catalog",
+        "slots.not_a_card": "a slot holds a part that is not a GPU or NIC",
+        "slots.needs_cpu": "slot wired to a CPU socket that is empty",
+        "slots.sxm_in_pcie": "SXM module placed in a PCIe slot",
+        "slots.ocp_nic": "OCP 3.0 NIC placed in a PCIe slot",
+        "slots.not_ocp": "GPU or stand-up card placed in an OCP 3.0 / AIOM slot",
+        "slots.onboard_nic": "an on-board NIC (not a card) placed in a slot",
+        "slots.too_wide": "double-width card in a single-width slot",
+        "slots.too_long": "full-length card in a half-length slot",
+        "slots.too_tall": "full-height card in a low-profile slot",
+        "slots.mechanical": "card edge wider than the slot's mechanical size",
+        "slots.double_width_blocked": "double-width card covers an occupied neighbour slot",
+        "slots.runs_narrow": "card runs with fewer lanes than it has (e.g. x16 card at x8)",
+        "slots.runs_slower_gen": "card links at an older PCIe generation",
+        "slots.purpose": "GPU in a slot meant for a NIC",
+        "slots.unknown_figures": "card width/length/lanes unknown: fit not fully checked",
+        "slots.gpu_not_listed": "GPU not on the vendor's supported list for the chassis",
+        "slots.unknown_gpu_list": "chassis' supported-GPU list unknown",
+        "slots.consumer_gpu": "consumer (non-data-centre) GPU in a server",
+        "slots.mixed_gpus": "different GPU models in one build",
+        "slots.too_many_gpus": "more GPUs than the chassis supports",
+        "slots.unknown_max_gpus": "chassis' GPU limit unknown",
+        "slots.no_baseboard": "HGX system without its GPU baseboard",
+        "slots.unknown_baseboard": "baseboard SKU not in the catalog",
+        "slots.baseboard_not_supported": "baseboard the chassis does not take",
+        "slots.baseboard_in_pcie_chassis": "HGX baseboard set on a PCIe-GPU chassis",
+    },
+)
 
 _FULL_HEIGHT = {"FHFL", "FHHL"}
 _FULL_LENGTH = {"FHFL"}

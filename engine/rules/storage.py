@@ -6,6 +6,20 @@ from __future__ import annotations
 from slotwise.engine.edits import SetDrives
 from slotwise.engine.rules.common import finding
 from slotwise.engine.rules.context import Ctx
+from slotwise.engine.rules.family import RuleFamily
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks.
+FAMILY = RuleFamily(
+    "storage",
+    rules={
+        "storage.unknown_bays": "chassis' drive-bay layout unknown",
+        "storage.unknown_bay": "drives in a bay group the chassis does not have",
+        "storage.unknown_drive": "drive SKU not in the catalog",
+        "storage.bay_mismatch": "drive form factor or interface does not match the bays",
+        "storage.too_many": "more drives than bays",
+    },
+)
 
 
 def check(ctx: Ctx) -> None:

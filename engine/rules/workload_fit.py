@@ -20,10 +20,25 @@ from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
 from slotwise.engine.report import Budget
 from slotwise.engine.rules.common import finding
 from slotwise.engine.rules.context import Ctx, engine_cache, is_wide
+from slotwise.engine.rules.family import RuleFamily
 from slotwise.engine.rules.slots import find_destination
 from slotwise.engine.verdict import servers_for_target, target_check
 from slotwise.parts.safe_io import shorten_text
 from slotwise.parts.schema import Gpu
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks.
+FAMILY = RuleFamily(
+    "workload_fit",
+    rules={
+        "workload_fit.no_gpu": "workload set but no GPU in the build",
+        "workload_fit.unresolved": "workload model could not be resolved offline",
+        "workload_fit.gpu_memory": "workload does not fit the GPUs' memory",
+        "workload_fit.train_time": "training takes longer than the target",
+        "workload_fit.serving_users": "the KV cache of the concurrent users does not fit",
+        "workload_fit.serving_rate": "each user gets fewer tokens/s than asked",
+    },
+)
 
 _MEMO_MAX = 512
 GiB = 1024**3
