@@ -135,6 +135,22 @@ def line_items(
     return items
 
 
+def parts_line(build: Build) -> str:
+    """CPUs, memory, drives, PSUs and bridges of a build on one line (the CLI and the app's
+    Suggest screen print it as it is)."""
+    bits = []
+    if build.cpu:
+        bits.append(f"{build.cpu_count} x {build.cpu}")
+    if build.dimm:
+        bits.append(f"{build.dimm_count} x {build.dimm}")
+    bits += [f"{d.count} x {d.sku}" for d in build.drives]
+    if build.psu:
+        env = build.env
+        bits.append(f"{build.psu_count} x {build.psu} ({env.redundancy}, {env.input_voltage} V)")
+    bits += [f"{br.count} x {br.sku} on {'+'.join(br.slots)}" for br in build.bridges]
+    return " | ".join(bits)
+
+
 def gpu_inventory(build: Build, catalog: Catalog) -> tuple[int, float]:
     """(number of GPUs, total GPU memory in GB) counting slot GPUs and an HGX baseboard's."""
     n = 0

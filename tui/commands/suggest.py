@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from slotwise.engine.build import Build
+from slotwise.engine.bom.items import parts_line
 from slotwise.engine.cluster import DEFAULT_KW_PER_RACK, cluster_markdown
 from slotwise.engine.pricing import PriceError, PriceList, load_prices
 from slotwise.engine.suggest import (
@@ -246,21 +246,6 @@ def _money(x: float | None, cur: str | None) -> str:
     return "-" if x is None else f"{x:,.0f} {cur or ''}".strip()
 
 
-def _parts_line(b: Build) -> str:
-    bits = []
-    if b.cpu:
-        bits.append(f"{b.cpu_count} x {b.cpu}")
-    if b.dimm:
-        bits.append(f"{b.dimm_count} x {b.dimm}")
-    for d in b.drives:
-        bits.append(f"{d.count} x {d.sku}")
-    if b.psu:
-        bits.append(f"{b.psu_count} x {b.psu} ({b.env.redundancy}, {b.env.input_voltage} V)")
-    for br in b.bridges:
-        bits.append(f"{br.count} x {br.sku} on {'+'.join(br.slots)}")
-    return " | ".join(bits)
-
-
 def serving_line(sv) -> str:
     """One line of serving figures for a suggested build (engine.estimate.serving.Serving)."""
     line = (
@@ -301,7 +286,7 @@ def render(result: SuggestResult, workload, model: str, warnings, tcos, written,
             f"{s.report.warnings} warnings"
         )
         slots = ", ".join(f"{k}:{v}" for k, v in s.build.slots.items())
-        lines.append(f"    {_parts_line(s.build)}")
+        lines.append(f"    {parts_line(s.build)}")
         if slots:
             lines.append(f"    slots {slots}")
         sv = s.estimate.serving

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from slotwise.engine.bom.items import parts_line
 from slotwise.engine.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import SUGGEST_KEYS, bindings
@@ -148,20 +149,6 @@ def table(suggestions: tuple[Suggestion, ...], currency: str | None) -> tuple[st
         return " ".join([*parts, row[-1]]).rstrip()
 
     return line(head), [line(c) for c in cells]
-
-
-def parts_line(b) -> str:
-    """CPUs, memory, drives, PSUs and bridges of a build on one line (as the CLI prints them)."""
-    bits = []
-    if b.cpu:
-        bits.append(f"{b.cpu_count} x {b.cpu}")
-    if b.dimm:
-        bits.append(f"{b.dimm_count} x {b.dimm}")
-    bits += [f"{d.count} x {d.sku}" for d in b.drives]
-    if b.psu:
-        bits.append(f"{b.psu_count} x {b.psu} ({b.env.redundancy}, {b.env.input_voltage} V)")
-    bits += [f"{br.count} x {br.sku} on {'+'.join(br.slots)}" for br in b.bridges]
-    return " | ".join(bits)
 
 
 def detail_text(s: Suggestion, result: SuggestResult) -> str:

@@ -16,6 +16,7 @@ from textual.containers import Grid, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static
 
+from slotwise.engine.bom.items import gpu_inventory
 from slotwise.engine.build import Build
 from slotwise.engine.report import Report
 from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
@@ -41,13 +42,6 @@ def _number(label: str, text: str, *, optional: bool) -> tuple[float | None, str
         return float(text), None
     except ValueError:
         return None, f"{label}: {text!r} is not a number"
-
-
-def build_gpus(build: Build, catalog: Catalog) -> int:
-    """GPUs fitted: cards in slots plus the HGX baseboard's."""
-    n = sum(1 for sku in build.slots.values() if sku in catalog.gpus)
-    board = catalog.baseboards.get(build.baseboard or "")
-    return n + (board.gpu_count if board else 0)
 
 
 def tco_for_build(
@@ -97,7 +91,7 @@ def tco_for_build(
     budget = report.budget("power") if report is not None else None
     if budget is None:
         return TcoOutcome(None, "The engine could not work out this build's power draw.")
-    gpus = build_gpus(build, catalog)
+    gpus, _memory = gpu_inventory(build, catalog)  # the engine's count, as the BOM's
     if gpus < 1:
         return TcoOutcome(None, "This build has no GPUs: fit some on the map first.")
     try:
