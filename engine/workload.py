@@ -10,6 +10,7 @@ from slotwise.engine.inputs import ref
 from slotwise.parts.bounds import (
     ConcurrentUsers,
     ContextTokens,
+    DropoutRate,
     Fraction,
     LoraRank,
     MicroBatch,
@@ -61,6 +62,10 @@ class Workload(BaseModel):
     grad_checkpointing: bool | None = None
     lora_rank: LoraRank = 16
     lora_targets: tuple[str, ...] = LORA_TARGET_SETS["all-linear"]
+    # LoRA dropout probability on the adapters' input.  None = assumed on (most published LoRA
+    # scripts use 0.05-0.1); 0 = off (torchtune's configs, PEFT's and Unsloth's defaults), in
+    # which case no dropped copy of the adapted inputs is kept for the backward.
+    lora_dropout: DropoutRate | None = None
     parallel: Parallel | None = None
     tp: TensorParallel = 1
     tokens: TrainTokens | None = None
@@ -91,6 +96,10 @@ class Workload(BaseModel):
     # torch.compile of the model: AOTAutograd's min-cut partitioner recomputes cheap pointwise
     # ops (RMSNorm upcasts, SiLU) in the backward instead of saving them. None = off.
     compile: bool | None = None
+    # torch.compile of the loss too (torchtune's ``compile: True`` compiles model + loss;
+    # torchtitan compiled the loss with ``training.compile`` until Dec 18 2024 and again from
+    # Feb 2025, ``compile.components = ["model", "loss"]`` since Aug 2025).  None = as compile.
+    compile_loss: bool | None = None
     # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
     recipe: str | None = None
     # Serving (inference only; engine.estimate.serving): concurrent users the build serves,
@@ -125,6 +134,18 @@ class Workload(BaseModel):
     @property
     def selective_checkpointing(self) -> bool:
         return self.checkpointing and self.checkpoint_mode == "selective"
+
+    @property
+    def loss_compiled(self) -> bool:
+        """The cross-entropy runs under torch.compile (unset: whenever the model is compiled)."""
+        if self.compile_loss is None:
+            return bool(self.compile)
+        return self.compile_loss
+
+    @property
+    def lora_dropout_on(self) -> bool:
+        """A LoRA dropout keeps a dropped copy of each adapted input (unknown = on)."""
+        return self.lora_dropout is None or self.lora_dropout > 0
 
     @property
     def training(self) -> bool:

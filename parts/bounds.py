@@ -275,6 +275,10 @@ TargetDays = Annotated[
 Fraction = Annotated[
     float, float_range(0, 1, "fraction", "a share such as MFU", positive=True), FloatSized
 ]
+#: A dropout probability in [0, 1] (0 = no dropout).
+DropoutRate = Annotated[
+    float, float_range(0, 1, "probability", "a dropout probability; 0 = off"), FloatSized
+]
 #: Concurrent users of a serving deployment (a large public service: ~10^6 at once).
 ConcurrentUsers = Annotated[int, int_range(1, 1 << 30, "users", "served at once"), StrictNumber]
 #: Tokens per second (per user or per GPU; the fastest decoders today: ~10^4 tokens/s).

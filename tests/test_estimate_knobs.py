@@ -88,3 +88,57 @@ def test_memory_saving_knobs_never_add_memory(offload, in_bwd, mode, longest, me
     selective = Workload(**base, checkpoint_mode=mode)
     sel = estimate(selective, A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu.total_bytes
     assert sel >= plain - 1  # selective keeps more than full recompute
+
+
+LORA = dict(method="lora", seq_len=4096, micro_batch=2, master_weights=False, lora_rank=16)
+
+
+def test_lora_dropout_off_keeps_no_dropped_copies():
+    """PEFT/torchtune with lora_dropout 0 use nn.Identity: the (e + 1 mask byte) x in_features
+    per adapted module and token of the dropout disappear, nothing else moves."""
+    on, off = mem(**LORA, lora_dropout=0.05), mem(**LORA, lora_dropout=0.0)
+    assert mem(**LORA).activations_bytes == on.activations_bytes  # unset = assumed on
+    h, inter, layers, tokens = 3072, 8192, 28, 4096 * 2
+    in_features = 6 * h + inter  # q, k, v, gate, up read h, o reads o_dim = h, down reads inter
+    # without recompute every layer keeps its dropped copies (default: checkpointing on -> one
+    # layer recomputed at a time)
+    dropped = (2 + 1) * in_features * tokens
+    assert on.activations_bytes - off.activations_bytes == pytest.approx(dropped)
+    off_all = mem(**LORA, lora_dropout=0.0, grad_checkpointing=False)
+    on_all = mem(**LORA, lora_dropout=0.1, grad_checkpointing=False)
+    assert on_all.activations_bytes - off_all.activations_bytes == pytest.approx(layers * dropped)
+    assert on.weights_bytes == off.weights_bytes
+
+
+def test_a_compiled_loss_keeps_bf16_logits_and_their_gradient_only():
+    """Eager HF loss: e + 12 B per logit; compiled (Inductor-fused CE): e + e; chunked: e + e/8."""
+    tokens, vocab = 4096 * 2, 128256
+    eager = mem(**FULL, loss="full")
+    compiled = mem(**FULL, loss="full", compile=True)
+    assert eager.logits_bytes == pytest.approx(tokens * vocab * 14)
+    assert compiled.logits_bytes == pytest.approx(tokens * vocab * 4)
+    chunked = mem(**FULL, loss="chunked", compile=True)
+    assert chunked.logits_bytes == pytest.approx(tokens * vocab * 2.25)
+    # the blocks compiled, the loss not (torchtitan at its Dec 2024 benchmark commit)
+    blocks_only = mem(**FULL, loss="full", compile=True, compile_loss=False)
+    assert blocks_only.logits_bytes == eager.logits_bytes
+    assert blocks_only.activations_bytes < eager.activations_bytes  # the blocks still fuse
+    # and a compiled loss without a compiled model
+    assert mem(**FULL, loss="full", compile_loss=True).logits_bytes == compiled.logits_bytes
+
+
+def test_trainer_recipes_set_their_lora_dropout():
+    from slotwise.engine.estimate.recipes import apply_recipe
+
+    got = {
+        name: Workload(**apply_recipe({"model": "llama-2-7b", "method": "lora"}, name)).lora_dropout
+        for name in ("hf-trainer", "torchtune", "litgpt", "axolotl", "unsloth", "fsdp-qlora")
+    }
+    assert got == {
+        "hf-trainer": 0.0,
+        "torchtune": 0.0,
+        "litgpt": 0.05,
+        "axolotl": 0.05,
+        "unsloth": 0.0,
+        "fsdp-qlora": 0.1,
+    }

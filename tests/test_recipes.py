@@ -102,12 +102,13 @@ def test_cli_flags_reach_the_workload():
         _args(
             "--method", "full", "--recipe", "torchtune", "--checkpoint-mode", "selective",
             "--activation-offload", "--no-optimizer-in-backward", "--longest-sample", "1304",
-            "--compile",
+            "--compile", "--no-compile-loss", "--lora-dropout", "0.1",
         )
     )  # fmt: skip
     assert w.recipe == "torchtune" and w.checkpoint_mode == "selective"
     assert w.activation_offload is True and w.optimizer_in_backward is False
     assert w.longest_sample == 1304 and w.compile is True
+    assert w.compile_loss is False and w.lora_dropout == 0.1
     assert w.optimizer == "paged-adamw-8bit"  # the recipe filled what was not given
 
 

@@ -22,8 +22,11 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
   4-bit weight (``MatMul4Bit`` saves its input whenever any input needs a gradient, bitsandbytes
   ``autograd/_functions.py``): q/k/v share one input (``e h``), o (``e o_dim``), gate/up share
   one (``e h``), down (``e i``);
-* LoRA with dropout (PEFT and litgpt recipes use 0.05-0.1) keeps, per adapted module, the dropped
-  input (``e`` x in_features) and its mask (1 byte x in_features).
+* LoRA with dropout (litgpt 0.05, Answer.AI fsdp_qlora 0.1; assumed when not given) keeps, per
+  adapted module, the dropped input (``e`` x in_features) and its mask (1 byte x in_features).
+  With ``lora_dropout`` 0 (torchtune configs, PEFT ``LoraConfig`` and Unsloth defaults) the
+  dropout is an ``nn.Identity`` and keeps nothing (torchtune ``LoRALinear``, PEFT
+  ``lora.layer.Linear``).
 
 Activation recompute (``--grad-checkpointing``, one checkpoint per decoder layer as in HF
 ``gradient_checkpointing_enable`` and torchtune) keeps only each layer's input (``e h``) and
@@ -50,6 +53,13 @@ with the sum (median |error| 1.5 %) and not with the larger one (-11 % to -24 %)
 128k-256k vocabularies this is often the largest single item.  ``--loss chunked`` (torchtune
 ``CEWithChunkedOutputLoss``, 8 chunks): the bf16 logits are still materialised, but the fp32
 buffers exist for one chunk at a time: ``e + 12 / 8`` bytes.
+
+A compiled loss (``torch.compile`` of the cross-entropy: torchtune ``compile_loss``, torchtitan
+``compile.components`` with "loss"): Inductor fuses the upcast, log-softmax and NLL into one
+reduction that saves only the bf16 logits it already holds and a per-row log-sum-exp, and its
+backward writes the gradient of the logits in their own dtype in one fused kernel (AOTAutograd's
+min-cut partitioner, Ansel et al. 2024, "PyTorch 2", ASPLOS).  Per logit: ``e`` (logits) ``+ e``
+(their gradient), or ``e + e / 8`` chunked (one chunk's gradient at a time).
 """
 
 from __future__ import annotations
@@ -168,7 +178,7 @@ def layer_bytes_per_token(
         b += e * h
     if "down" in saved:
         b += e * inter
-    if workload.method in ("lora", "qlora"):
+    if workload.method in ("lora", "qlora") and workload.lora_dropout_on:
         in_features = {
             "q": h,
             "k": h,
@@ -256,6 +266,9 @@ def backward_working_bytes_per_token(dims: LayerDims, e: float) -> float:
 
 def loss_bytes_per_logit(workload: Workload, e: float) -> float:
     """Bytes per token per vocabulary entry of logits + loss buffers at the training peak."""
+    if workload.loss_compiled:
+        grad = e / LOSS_CHUNKS if workload.loss == "chunked" else e
+        return e + grad
     if workload.loss == "chunked":
         return e + LOSS_FP32_BYTES / LOSS_CHUNKS
     return e + LOSS_FP32_BYTES

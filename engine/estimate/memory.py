@@ -336,7 +336,13 @@ def memory_per_gpu(
                 "activation offloading: saved activations wait in CPU memory; the layer in "
                 "backward and the one being fetched stay on the GPU"
             )
-        if workload.loss == "chunked":
+        if workload.loss_compiled:
+            notes.append(
+                f"logits + loss: {loss_bytes_per_logit(workload, e):g} B x tokens x "
+                f"{arch.vocab_size:,} vocab (compiled loss: bf16 logits and their gradient, no "
+                "fp32 buffers)"
+            )
+        elif workload.loss == "chunked":
             notes.append(
                 f"logits + loss: {loss_bytes_per_logit(workload, e):g} B x tokens x "
                 f"{arch.vocab_size:,} vocab (bf16 logits; fp32 loss buffers one chunk at a time)"
@@ -348,7 +354,17 @@ def memory_per_gpu(
                 f"gradients, as Hugging Face computes it); {ref('loss', 'chunked')} for torchtune-style loss"
             )
         if workload.method in ("lora", "qlora"):
-            notes.append("LoRA dropout assumed on (a dropped copy of each adapted input is kept)")
+            if workload.lora_dropout is None:
+                notes.append(
+                    "LoRA dropout assumed on (a dropped copy of each adapted input is kept)"
+                )
+            elif workload.lora_dropout > 0:
+                notes.append(
+                    f"LoRA dropout {workload.lora_dropout:g}: a dropped copy of each adapted "
+                    "input is kept"
+                )
+            else:
+                notes.append("LoRA dropout off: no dropped copies of the adapted inputs")
 
     # Sharding and offload apply to the persistent state.
     if workload.training:

@@ -11,12 +11,13 @@ Sources (read Dec 2026):
 * hf-trainer: transformers ``TrainingArguments`` (``optim="adamw_torch"``,
   ``gradient_checkpointing=False``; ``bf16=True`` is ``torch.autocast`` over the loaded weights,
   PEFT keeps adapters in fp32, ``autocast_adapter_dtype=True``), ``ForCausalLMLoss`` (logits
-  upcast to fp32), PEFT ``LoraConfig`` (``r=8``; Llama default targets ``q_proj, v_proj``).
+  upcast to fp32), PEFT ``LoraConfig`` (``r=8``, ``lora_dropout=0.0``; Llama default targets
+  ``q_proj, v_proj``).
 * torchtune: ``recipes/configs/llama3_1/8B_lora_single_device.yaml`` and
   ``8B_full_single_device.yaml`` (``dtype: bf16``, ``enable_activation_checkpointing: True``,
   ``enable_activation_offloading: False``, chunked output loss, LoRA ``r=8`` on q, v,
-  output_proj + MLP, ``compile: False``; full: ``PagedAdamW8bit`` with ``optimizer_in_bwd: True``).
-* litgpt: ``litgpt/finetune/lora.py`` (``lora_r=8``, query + value; single device without
+  output_proj + MLP, ``lora_dropout: 0.0`` (every config under recipes/configs), ``compile: False``; full: ``PagedAdamW8bit`` with ``optimizer_in_bwd: True``).
+* litgpt: ``litgpt/finetune/lora.py`` (``lora_r=8``, ``lora_dropout=0.05``, query + value; single device without
   activation checkpointing), ``config_hub/finetune/*`` (``precision: bf16-true``, AdamW),
   ``litgpt.utils.chunked_cross_entropy``.
 * torchtitan: ``train_configs/llama3_8b.toml`` at commit 9dec370 (the one its Dec 2024
@@ -26,14 +27,14 @@ Sources (read Dec 2026):
 * deepspeed: ZeRO keeps fp32 master weights and fp32 Adam moments (DeepSpeed ``bf16`` / ``fp16``
   config, ZeRO paper section 3.1); the model is a Hugging Face one, so its loss.
 * axolotl: ``examples/llama-3/lora-8b.yml`` (``lora_r: 32``, ``lora_target_linear: true``,
-  ``optimizer: adamw_bnb_8bit``, ``gradient_checkpointing: true``, ``sample_packing: true``);
+  ``optimizer: adamw_bnb_8bit``, ``lora_dropout: 0.05``, ``gradient_checkpointing: true``, ``sample_packing: true``);
   the Hugging Face Trainer underneath (fp32 adapters, HF loss).
 * unsloth: ``FastLanguageModel.from_pretrained(load_in_4bit=True)``, ``get_peft_model(r=16,
-  target_modules=[q,k,v,o,gate,up,down], use_gradient_checkpointing="unsloth")`` (checkpointed
+  target_modules=[q,k,v,o,gate,up,down], lora_dropout=0, use_gradient_checkpointing="unsloth")`` (checkpointed
   layer inputs offloaded to CPU memory), notebooks' ``optim="adamw_8bit"``, Unsloth's chunked
   fused cross-entropy kernel (docs.unsloth.ai).
 * fsdp-qlora: Answer.AI ``fsdp_qlora/train.py`` defaults (LoRA ``r=64`` on q, k, v, gate, up,
-  down; FSDP full shard; bf16 weights, adapters and AdamW state; activation checkpointing per
+  down, ``lora_dropout=0.1``; FSDP full shard; bf16 weights, adapters and AdamW state; activation checkpointing per
   decoder layer; Hugging Face Llama loss).
 """
 
@@ -115,6 +116,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("loss", "full", HF_LOSS),
                 _d("lora_rank", 8, PEFT_LORA_DOCS, "lora", "qlora"),
                 _d("lora_targets", ("q", "v"), PEFT_LORA_DOCS, "lora", "qlora"),
+                _d("lora_dropout", 0.0, PEFT_LORA_DOCS, "lora", "qlora"),
                 _d("compile", False, HF_TRAINER_DOCS),
             ),
         ),
@@ -130,6 +132,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("optimizer", "adamw", TORCHTUNE_LORA, "lora", "qlora"),
                 _d("lora_rank", 8, TORCHTUNE_LORA, "lora", "qlora"),
                 _d("lora_targets", _TT_TARGETS, TORCHTUNE_LORA, "lora", "qlora"),
+                _d("lora_dropout", 0.0, TORCHTUNE_LORA, "lora", "qlora"),
                 _d("optimizer", "paged-adamw-8bit", TORCHTUNE_FULL, "full", "pretrain"),
                 _d("optimizer_in_backward", True, TORCHTUNE_FULL, "full", "pretrain"),
             ),
@@ -144,6 +147,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("loss", "chunked", LITGPT_LORA),
                 _d("lora_rank", 8, LITGPT_LORA, "lora", "qlora"),
                 _d("lora_targets", ("q", "v"), LITGPT_LORA, "lora", "qlora"),
+                _d("lora_dropout", 0.05, LITGPT_LORA, "lora", "qlora"),
             ),
         ),
         Recipe(
@@ -179,6 +183,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("loss", "full", AXOLOTL_LORA),
                 _d("lora_rank", 32, AXOLOTL_LORA, "lora", "qlora"),
                 _d("lora_targets", _ALL, AXOLOTL_LORA, "lora", "qlora"),
+                _d("lora_dropout", 0.05, AXOLOTL_LORA, "lora", "qlora"),
             ),
         ),
         Recipe(
@@ -191,6 +196,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("loss", "chunked", UNSLOTH_DOCS),
                 _d("lora_rank", 16, UNSLOTH_DOCS, "lora", "qlora"),
                 _d("lora_targets", _ALL, UNSLOTH_DOCS, "lora", "qlora"),
+                _d("lora_dropout", 0.0, UNSLOTH_DOCS, "lora", "qlora"),
             ),
             method="qlora",
         ),
@@ -205,6 +211,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("parallel", "zero3", FSDP_QLORA),
                 _d("lora_rank", 64, FSDP_QLORA, "lora", "qlora"),
                 _d("lora_targets", _NO_O, FSDP_QLORA, "lora", "qlora"),
+                _d("lora_dropout", 0.1, FSDP_QLORA, "lora", "qlora"),
             ),
             method="qlora",
         ),

@@ -39,6 +39,7 @@ _FLAG_OF_FIELD = {
     "grad_checkpointing": "--grad-checkpointing",
     "lora_rank": "--lora-rank",
     "lora_targets": "--lora-targets",
+    "lora_dropout": "--lora-dropout",
     "parallel": "--parallel",
     "tp": "--tp",
     "tokens": "--tokens",
@@ -55,6 +56,7 @@ _FLAG_OF_FIELD = {
     "optimizer_in_backward": "--optimizer-in-backward",
     "longest_sample": "--longest-sample",
     "compile": "--compile",
+    "compile_loss": "--compile-loss",
     "recipe": "--recipe",
 }
 
@@ -140,6 +142,13 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         type=_targets,
         metavar="SET",
         help="qv, attn, all-linear (default) or a comma list of q,k,v,o,gate,up,down",
+    )
+    g.add_argument(
+        "--lora-dropout",
+        type=float,
+        metavar="P",
+        help="LoRA dropout probability; 0 = off, keeps no dropped copies "
+        "(default: assumed on; the recipe's value with --recipe)",
     )
     g.add_argument("--parallel", choices=PARALLELS, default=None, help="default: zero3 when >1 GPU")
     g.add_argument("--tp", type=_positive_int, metavar="N", help="tensor-parallel degree (1)")
@@ -231,6 +240,12 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         default=None,
         help="torch.compile: fused norms and SwiGLU keep fewer activations; default off",
     )
+    g.add_argument(
+        "--compile-loss",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the loss compiled too: no fp32 logit buffers (default: as --compile)",
+    )
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
@@ -266,6 +281,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "grad_checkpointing",
         "lora_rank",
         "lora_targets",
+        "lora_dropout",
         "tp",
         "tokens",
         "target_days",
@@ -281,6 +297,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "optimizer_in_backward",
         "longest_sample",
         "compile",
+        "compile_loss",
     ):
         value = getattr(args, dest, None)
         if value is not None:
