@@ -229,7 +229,7 @@ def _read_cache(
 
 def _parse(data: bytes, what: str) -> dict[str, Any]:
     try:
-        config = loads_json(data.decode("utf-8"), what, what="config.json")
+        config = loads_json(data.decode("utf-8"), what, what="config.json", nonfinite=True)
     except UnicodeDecodeError as exc:
         raise HubError(f"{what} is not UTF-8 text: {exc}.") from exc
     except json.JSONDecodeError as exc:

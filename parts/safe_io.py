@@ -360,14 +360,25 @@ def loads_toml(text: str, where: str, *, what: str = "file", max_depth: int = MA
     return data
 
 
-def loads_json(text: str, where: str, *, what: str = "file", max_depth: int = MAX_DEPTH) -> Any:
+def loads_json(
+    text: str,
+    where: str,
+    *,
+    what: str = "file",
+    max_depth: int = MAX_DEPTH,
+    nonfinite: bool = False,
+) -> Any:
     """``json.loads`` behind a nesting cap; ``json.JSONDecodeError`` passes through, a number
     too long for Python and runaway nesting are :class:`InputError`.  ``NaN``/``Infinity``
-    literals are refused (they are not JSON)."""
+    literals are refused (they are not JSON) unless ``nonfinite``: a Hugging Face config.json
+    is written by Python's ``json.dump``, which writes ``float("inf")`` as ``Infinity``, and
+    some real ones hold it (NVIDIA's Nemotron-H: ``"time_step_limit": [0.0, Infinity]``).  For
+    those the literals are read as floats; every field the estimator uses must still be a
+    finite whole number (``engine.estimate.arch.reader.ConfigReader`` refuses anything else)."""
     if bracket_depth(text, "json", stop_at=max_depth) > max_depth:
         raise _too_deep(where, what, max_depth)
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=float if nonfinite else _refuse_constant)
     except json.JSONDecodeError:
         raise
     except RecursionError:

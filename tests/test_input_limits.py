@@ -552,3 +552,21 @@ def test_absurd_layer_count_is_refused_before_any_per_layer_list(tmp_path):
     with pytest.raises(ModelResolveError, match="more than the 4096 layers"):
         finishes(lambda: resolve_arch(Workload(config=str(cfg)), CAT, offline=True), 20)
     assert time.monotonic() - t0 < 10
+
+
+def test_config_json_may_hold_python_infinity_but_counted_fields_must_be_finite():
+    """Real Hub config.json files are written by Python's json.dump, which writes Infinity
+    (Nemotron-H: "time_step_limit": [0.0, Infinity]); loading them must work, and a non-finite
+    value in a field the estimator uses is refused by name."""
+    from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
+
+    cfg = loads_json('{"time_step_limit": [0.0, Infinity]}', "c.json", nonfinite=True)
+    assert cfg["time_step_limit"][1] == float("inf")
+    bad = loads_json(
+        '{"model_type": "llama", "hidden_size": Infinity, "intermediate_size": 8,'
+        ' "num_hidden_layers": 1, "num_attention_heads": 1, "vocab_size": 8}',
+        "c.json",
+        nonfinite=True,
+    )
+    with pytest.raises(ArchConfigError, match="hidden_size=inf"):
+        arch_from_config(bad, source="c.json", name="c")

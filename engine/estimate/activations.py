@@ -28,6 +28,30 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
   dropout is an ``nn.Identity`` and keeps nothing (torchtune ``LoRALinear``, PEFT
   ``lora.layer.Linear``).
 
+Layers are not all alike.  Each layer is a token mixer (attention, a Mamba mixer, or none)
+followed by an FFN (dense, MoE, or none), as ``layer_types`` / ``mlp_layer_types`` say
+(:func:`engine.estimate.params.mixer_types`); the bytes above are summed per component, so a
+Nemotron-H MLP-only block has no q/k/v, a Mamba layer no attention and no MLP, and a Jamba layer
+a Mamba mixer plus its (dense or MoE) FFN.  A layer with both sub-blocks has the family's norms
+(2, or 4 for Gemma 2/3), a layer with one sub-block one norm.
+
+* MoE layers: a token visits ``num_experts_per_tok`` routed experts of ``moe_intermediate_size``
+  plus the shared expert(s), whose width is ``shared_expert_intermediate_size`` (Qwen2-MoE,
+  Llama 4) or ``n_shared_experts x moe_intermediate_size`` (DeepSeek)
+  (:func:`engine.estimate.params.shared_expert_intermediate`).
+* A Mamba mixer (Gu & Dao 2023, "Mamba", arXiv:2312.00752, section 3.3.2): the selective scan
+  is fused and its expanded state (``d_inner x state_size`` per token) is never written to
+  memory; it is recomputed in the backward pass, so the layer keeps only its projections.  The
+  ``mamba_ssm`` kernels that ``transformers`` calls save, per token: Mamba-1 (``MambaInnerFn``,
+  default ``checkpoint_lvl=1``, which recomputes the conv output and delta) the ``in_proj``
+  output ``xz`` (2 d_inner), ``x_dbl`` (dt_rank + 2 state), contiguous copies of B and C
+  (2 state) and the scan output (d_inner); Mamba-2 (Dao & Gu 2024, arXiv:2405.21060;
+  ``MambaSplitConv1dScanCombinedFn``) the ``in_proj`` output ``zxbcdt`` (2 d_inner + 2 groups
+  state + heads) and the scan output before the gated norm (d_inner).  Per-chunk scan states
+  (one per 256-2048 tokens) are negligible.  The ``in_proj`` input (``e h``) is kept when its
+  weight is trained or 4-bit, or carries a LoRA adapter (all-linear targets).  While the mixer's backward runs it holds the gradients of what it
+  saved (the same widths).
+
 Activation recompute (``--grad-checkpointing``, one checkpoint per decoder layer as in HF
 ``gradient_checkpointing_enable`` and torchtune) keeps only each layer's input (``e h``) and
 re-creates one layer's full set during its backward (Chen et al. 2016, arXiv:1604.06174).
@@ -70,8 +94,12 @@ from slotwise.engine.estimate.params import (
     FOUR_NORM_MODEL_TYPES,
     expert_intermediate,
     head_dim,
+    is_attention,
     is_mla,
     layer_split,
+    mixer_types,
+    mlp_types,
+    shared_expert_intermediate,
 )
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import ModelPreset
@@ -88,9 +116,17 @@ LOSS_FP32_BYTES = 12.0
 LOSS_CHUNKS = 8
 
 
+#: A layer's shape: (token mixer, FFN) = ("attention" | "ssm" | "none", "dense" | "moe" | "none").
+LayerKind = tuple[str, str]
+
+
 @dataclass(frozen=True)
 class LayerDims:
-    """The widths that decide a decoder layer's saved activations."""
+    """The widths that decide a decoder layer's saved activations.
+
+    ``kinds`` lists each distinct (mixer, FFN) layer shape with how many layers have it; a
+    Llama-style model has one kind, ``(("attention", "dense"), n)``.
+    """
 
     hidden: int
     q_dim: int
@@ -100,11 +136,55 @@ class LayerDims:
     dense_inter: int  # SwiGLU width of a dense layer
     moe_inter: int  # summed SwiGLU width a token visits in a MoE layer (routed top-k + shared)
     moe_topk: int
-    norms: int  # RMSNorms per layer
+    norms: int  # norms of a layer that has both a mixer and an FFN
+    kinds: tuple[tuple[LayerKind, int], ...] = ()
+    ssm_saved: int = 0  # elements per token a Mamba mixer saves for its backward
+    ssm_proj: int = 0  # width of a Mamba mixer's in_proj output
 
     @property
     def max_inter(self) -> int:
         return max(self.dense_inter, self.moe_inter)
+
+    @property
+    def attention_layers(self) -> int:
+        return sum(n for (mixer, _), n in self.kinds if mixer == "attention")
+
+    def inter(self, mlp: str) -> int:
+        return {"dense": self.dense_inter, "moe": self.moe_inter}.get(mlp, 0)
+
+    def norms_of(self, kind: LayerKind) -> int:
+        parts = sum(1 for part in kind if part != "none")
+        return self.norms if parts == 2 else parts
+
+
+def layer_kinds(arch: ModelPreset) -> tuple[tuple[LayerKind, int], ...]:
+    """Each distinct (mixer, FFN) layer shape and its layer count, in first-seen order."""
+    if arch.layer_types is None and arch.mlp_layer_types is None:  # every estimate keystroke
+        dense, moe = layer_split(arch)
+        n = arch.num_hidden_layers
+        if not dense and not moe:
+            return ((("attention", "none"), n),)
+        return tuple(
+            (k, c) for k, c in ((("attention", "dense"), dense), (("attention", "moe"), moe)) if c
+        )
+    counts: dict[LayerKind, int] = {}
+    for mixer, mlp in zip(mixer_types(arch), mlp_types(arch), strict=True):
+        m = "attention" if is_attention(mixer) else ("ssm" if mixer.startswith("mamba") else "none")
+        counts[(m, mlp)] = counts.get((m, mlp), 0) + 1
+    return tuple(counts.items())
+
+
+def _ssm_widths(arch: ModelPreset) -> tuple[int, int]:
+    """(elements a Mamba mixer saves per token, its in_proj output width); see the docstring."""
+    s = arch.ssm
+    if s is None:
+        return 0, 0
+    d, n = s.d_inner, s.state_size
+    if s.version == 1:
+        proj = 2 * d
+        return proj + (s.dt_rank + 2 * n) + 2 * n + d, proj
+    proj = 2 * d + 2 * s.n_groups * n + s.n_heads
+    return proj + d, proj
 
 
 def layer_dims(arch: ModelPreset) -> LayerDims:
@@ -124,8 +204,9 @@ def layer_dims(arch: ModelPreset) -> LayerDims:
     topk = 0
     if moe:
         topk = min(arch.num_experts_per_tok or 1, arch.num_experts or 1)
-        moe_inter = expert_intermediate(arch) * (topk + (arch.n_shared_experts or 0))
+        moe_inter = expert_intermediate(arch) * topk + shared_expert_intermediate(arch)
     norms = 4 if arch.model_type in FOUR_NORM_MODEL_TYPES else 2
+    ssm_saved, ssm_proj = _ssm_widths(arch)
     return LayerDims(
         hidden=h,
         q_dim=q_dim,
@@ -136,6 +217,9 @@ def layer_dims(arch: ModelPreset) -> LayerDims:
         moe_inter=moe_inter,
         moe_topk=topk,
         norms=norms,
+        kinds=layer_kinds(arch),
+        ssm_saved=ssm_saved,
+        ssm_proj=ssm_proj,
     )
 
 
@@ -149,50 +233,78 @@ def _input_saved(workload: Workload) -> set[str]:
     return set()
 
 
-def layer_bytes_per_token(
-    dims: LayerDims, workload: Workload, e: float, *, moe_layer: bool = False
-) -> float:
-    """Bytes one decoder layer keeps per token for its backward, no recompute."""
+def _lora_dropout_bytes(workload: Workload, e: float, in_features: dict[str, int]) -> float:
+    """LoRA dropout: the dropped input and its mask for each adapted module present (none when
+    the dropout is 0: an ``nn.Identity``)."""
+    if workload.method not in ("lora", "qlora") or not workload.lora_dropout_on:
+        return 0.0
+    return sum(
+        (e + DROPOUT_MASK_BYTES) * in_features[t]
+        for t in set(workload.lora_targets)
+        if t in in_features
+    )
+
+
+def _attention_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
     h = dims.hidden
-    inter = dims.moe_inter if moe_layer else dims.dense_inter
     saved = _input_saved(workload)
-    if workload.compile:
-        # torch.compile (AOTAutograd min-cut rematerialisation, Ansel et al. 2024, "PyTorch 2",
-        # ASPLOS): a fused RMSNorm keeps its e-byte input, not an fp32 copy, and the fused SwiGLU
-        # keeps gate and up outputs and recomputes SiLU.  torchtune's optimisation table
-        # (tests/evidence) shows the drop: 60.0 -> 51.0 GiB for Llama 3.2 3B at 8k tokens.
-        b = dims.norms * e * h
-        b += e * (dims.q_dim + dims.k_dim + dims.v_dim + dims.o_dim)
-        b += 2 * e * inter
-    else:
-        b = dims.norms * NORM_FP32_BYTES * h
-        b += e * (dims.q_dim + dims.k_dim + dims.v_dim + dims.o_dim)  # SDPA: q, k, v, out
-        b += 3 * e * inter  # SwiGLU: gate out, act out, up out
-    if moe_layer:
-        b += dims.moe_topk * e * h  # token copies dispatched to its experts
+    b = e * (dims.q_dim + dims.k_dim + dims.v_dim + dims.o_dim)  # SDPA: q, k, v, out
     if saved & {"q", "k", "v"}:
         b += e * h
     if "o" in saved:
         b += e * dims.o_dim
+    return b + _lora_dropout_bytes(workload, e, {"q": h, "k": h, "v": h, "o": dims.o_dim})
+
+
+def _ssm_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
+    b = e * dims.ssm_saved
+    if _input_saved(workload) >= {"q", "k", "v", "o", "gate", "up", "down"}:
+        b += e * dims.hidden  # in_proj input: its weight is trained or 4-bit
+    return b
+
+
+def _ffn_bytes(dims: LayerDims, workload: Workload, e: float, mlp: str) -> float:
+    if mlp == "none":
+        return 0.0
+    h = dims.hidden
+    inter = dims.inter(mlp)
+    saved = _input_saved(workload)
+    # torch.compile (AOTAutograd min-cut rematerialisation, Ansel et al. 2024, "PyTorch 2",
+    # ASPLOS): the fused SwiGLU keeps gate and up outputs and recomputes SiLU.
+    b = (2 if workload.compile else 3) * e * inter  # SwiGLU: gate out, act out, up out
+    if mlp == "moe":
+        b += dims.moe_topk * e * h  # token copies dispatched to its experts
     if saved & {"gate", "up"}:
         b += e * h
     if "down" in saved:
         b += e * inter
-    if workload.method in ("lora", "qlora") and workload.lora_dropout_on:
-        in_features = {
-            "q": h,
-            "k": h,
-            "v": h,
-            "o": dims.o_dim,
-            "gate": h,
-            "up": h,
-            "down": inter,
-        }
-        b += sum((e + DROPOUT_MASK_BYTES) * in_features[t] for t in set(workload.lora_targets))
-    return b
+    return b + _lora_dropout_bytes(workload, e, {"gate": h, "up": h, "down": inter})
 
 
-def selective_kept_bytes_per_token(dims: LayerDims, e: float, *, moe_layer: bool = False) -> float:
+def kind_bytes_per_token(dims: LayerDims, workload: Workload, e: float, kind: LayerKind) -> float:
+    """Bytes one layer of shape ``kind`` keeps per token for its backward, no recompute."""
+    mixer, mlp = kind
+    # torch.compile: a fused RMSNorm keeps its e-byte input, not an fp32 copy; torchtune's
+    # optimisation table (tests/evidence) shows the drop: 60.0 -> 51.0 GiB for Llama 3.2 3B at
+    # 8k tokens.
+    b = dims.norms_of(kind) * (e if workload.compile else NORM_FP32_BYTES) * dims.hidden
+    if mixer == "attention":
+        b += _attention_bytes(dims, workload, e)
+    elif mixer == "ssm":
+        b += _ssm_bytes(dims, workload, e)
+    return b + _ffn_bytes(dims, workload, e, mlp)
+
+
+def layer_bytes_per_token(
+    dims: LayerDims, workload: Workload, e: float, *, moe_layer: bool = False
+) -> float:
+    """Bytes one attention + (dense or MoE) FFN layer keeps per token, no recompute."""
+    return kind_bytes_per_token(dims, workload, e, ("attention", "moe" if moe_layer else "dense"))
+
+
+def selective_kept_bytes_per_token(
+    dims: LayerDims, e: float, *, moe_layer: bool = False, kind: LayerKind | None = None
+) -> float:
     """What a layer keeps under torchtitan's per-op selective activation checkpointing.
 
     torchtitan ``distributed/activation_checkpoint.py`` (``_get_custom_policy``): every op of the
@@ -201,10 +313,18 @@ def selective_kept_bytes_per_token(dims: LayerDims, e: float, *, moe_layer: bool
     wo, w1, w3, w2, so the odd ones are kept: q, v, w1 (gate) and w2 (down) outputs, besides
     the layer's input that the checkpoint itself keeps.  Megatron's selective recompute
     (Korthikanti et al. 2022, section 5) keeps the same kind of set: the matmul outputs, not
-    the attention internals.
+    the attention internals.  A Mamba mixer's first matmul is ``in_proj``, whose output is kept
+    (our extension of the same rule; torchtitan has no Mamba policy).
     """
-    inter = dims.moe_inter if moe_layer else dims.dense_inter
-    return e * (2 * dims.hidden + dims.q_dim + dims.v_dim + dims.o_dim + inter)
+    mixer, mlp = kind or ("attention", "moe" if moe_layer else "dense")
+    b = dims.hidden  # the checkpointed layer input
+    if mixer == "attention":
+        b += dims.q_dim + dims.v_dim + dims.o_dim
+    elif mixer == "ssm":
+        b += dims.ssm_proj
+    if mlp != "none":
+        b += dims.inter(mlp) + dims.hidden
+    return e * b
 
 
 def kept_across_layers_bytes_per_token(
@@ -212,21 +332,18 @@ def kept_across_layers_bytes_per_token(
     workload: Workload,
     e: float,
     *,
-    layers: tuple[int, int],
-    per_layer: tuple[float, float],
+    per_kind: dict[LayerKind, float],
 ) -> float:
     """Bytes per token every layer keeps until its backward (checkpoint inputs or everything).
 
-    ``layers`` = (dense, MoE) layer counts; ``per_layer`` = what each keeps without recompute.
+    ``per_kind`` = what one layer of each shape keeps without recompute.
     """
-    dense, moe = layers
+    layers = sum(n for _, n in dims.kinds)
     if workload.checkpointing and workload.selective_checkpointing:
-        return dense * selective_kept_bytes_per_token(dims, e) + moe * (
-            selective_kept_bytes_per_token(dims, e, moe_layer=True)
-        )
+        return sum(n * selective_kept_bytes_per_token(dims, e, kind=k) for k, n in dims.kinds)
     if workload.checkpointing:
-        return (dense + moe) * e * dims.hidden
-    return dense * per_layer[0] + moe * per_layer[1]
+        return layers * e * dims.hidden
+    return sum(n * per_kind[k] for k, n in dims.kinds)
 
 
 def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> float:
@@ -242,26 +359,24 @@ def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, t
     being recomputed and the one being fetched are on the GPU.
     """
     dims = layer_dims(arch)
-    dense, moe = layer_split(arch)
-    layers = max(1, dense + moe)
+    layers = max(1, sum(n for _, n in dims.kinds))
     tokens = workload.peak_seq_len * workload.micro_batch
-    dense_l = layer_bytes_per_token(dims, workload, e) if dense else 0.0
-    moe_l = layer_bytes_per_token(dims, workload, e, moe_layer=True) if moe else 0.0
-    kept = kept_across_layers_bytes_per_token(
-        dims, workload, e, layers=(dense, moe), per_layer=(dense_l, moe_l)
-    )
+    per_kind = {k: kind_bytes_per_token(dims, workload, e, k) for k, _ in dims.kinds}
+    kept = kept_across_layers_bytes_per_token(dims, workload, e, per_kind=per_kind)
     if workload.activation_offload:
         kept = min(kept, 2 * kept / layers)
     per_token = kept
     if workload.checkpointing:
-        per_token += max(dense_l, moe_l)  # the layer being recomputed
+        per_token += max(per_kind.values(), default=0.0)  # the layer being recomputed
     per_token += backward_working_bytes_per_token(dims, e)
     return tokens * per_token / tp
 
 
 def backward_working_bytes_per_token(dims: LayerDims, e: float) -> float:
-    """Gradients alive while one layer's backward runs (see the module docstring)."""
-    return BACKWARD_WIDE_GRADS * e * dims.max_inter
+    """Gradients alive while one layer's backward runs (see the module docstring): three
+    FFN-wide ones for a SwiGLU, or a Mamba mixer's saved widths."""
+    ssm = e * dims.ssm_saved if any(m == "ssm" for (m, _), _ in dims.kinds) else 0.0
+    return max(BACKWARD_WIDE_GRADS * e * dims.max_inter, ssm)
 
 
 def loss_bytes_per_logit(workload: Workload, e: float) -> float:
@@ -286,11 +401,18 @@ def inference_activation_bytes(arch: ModelPreset, workload: Workload, e: float, 
     """Transient working set of one layer during prefill of the whole prompt batch.
 
     Inference keeps nothing for a backward pass; the peak is the largest layer's temporaries
-    while the prompt is processed: residual + normed hidden state (2 e h), q/k/v (e (q+k+v)) and
-    the SwiGLU gate, up and product (3 e i).
+    while the prompt is processed: residual + normed hidden state (2 e h), then the mixer's
+    projections (attention: q/k/v, e (q+k+v); Mamba: the ``in_proj`` output and the scan output)
+    and the FFN's gate, up and product (3 e i).
     """
     dims = layer_dims(arch)
     tokens = workload.seq_len * workload.micro_batch
-    per_token = e * (2 * dims.hidden + dims.q_dim + dims.k_dim + dims.v_dim)
-    per_token += 3 * e * dims.max_inter
-    return tokens * per_token / tp
+    widest = 0.0
+    for (mixer, mlp), _ in dims.kinds:
+        width = 2 * dims.hidden + 3 * dims.inter(mlp)
+        if mixer == "attention":
+            width += dims.q_dim + dims.k_dim + dims.v_dim
+        elif mixer == "ssm":
+            width += dims.ssm_saved  # in_proj output and scan output (and x_dbl)
+        widest = max(widest, width)
+    return tokens * e * widest / tp

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from slotwise.engine.estimate.activations import layer_dims
-from slotwise.engine.estimate.params import ParamCounts, expert_intermediate, lora_params
+from slotwise.engine.estimate.params import ParamCounts, lora_params
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import Gpu, ModelPreset
 
@@ -64,9 +64,12 @@ def matmul_params(arch: ModelPreset, counts: ParamCounts) -> float:
 
 
 def attention_flops_fwd(arch: ModelPreset, seq_len: int) -> float:
-    """Forward attention FLOPs per token: QK^T and AV, ``2 L T (q_dim + o_dim)``."""
+    """Forward attention FLOPs per token: QK^T and AV, ``2 L T (q_dim + o_dim)``, where ``L``
+    counts the attention layers only: a Mamba mixer's scan is linear in the sequence and its
+    matmuls are already in ``2N`` (Gu & Dao 2023, arXiv:2312.00752, section 3.3), and an
+    MLP-only block (Nemotron-H ``-``) has no attention."""
     d = layer_dims(arch)
-    return 2.0 * arch.num_hidden_layers * seq_len * (d.q_dim + d.o_dim)
+    return 2.0 * d.attention_layers * seq_len * (d.q_dim + d.o_dim)
 
 
 def flops_per_token(arch: ModelPreset, workload: Workload, counts: ParamCounts) -> Flops:
@@ -88,12 +91,15 @@ def decode_weight_params(arch: ModelPreset, counts: ParamCounts, sequences: int)
     """Weights one decode step reads: everything a token uses, and for MoE the routed experts
     any of the ``sequences`` tokens picks.  With uniform routing of top-k of E experts, a
     given expert is idle for all B tokens with probability (1 - k/E)^B, so the expected share
-    of routed experts read is 1 - (1 - k/E)^B (all of them for large batches)."""
+    of routed experts read is 1 - (1 - k/E)^B (all of them for large batches).  One routed
+    expert's weights are ``counts.routed_expert`` as :func:`~engine.estimate.params.count_params`
+    builds them: 3 h i for a SwiGLU expert, 2 h i for Nemotron-H's two-matrix ReLU² experts,
+    plus gpt-oss's per-expert biases."""
     if not counts.moe_layers or not arch.num_experts:
         return float(counts.active)
     experts = arch.num_experts
     k = min(arch.num_experts_per_tok or experts, experts)
-    per_expert = 3 * arch.hidden_size * expert_intermediate(arch)
+    per_expert = counts.routed_expert
     routed_all = counts.moe_layers * experts * per_expert
     routed_active = counts.moe_layers * k * per_expert
     share = 1.0 - (1.0 - k / experts) ** max(1, sequences)

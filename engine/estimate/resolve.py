@@ -189,7 +189,7 @@ def _from_file(path: Path) -> tuple[ModelPreset, list[str]]:
     shown = shorten_path(path)
     try:
         text = read_text(path, max_bytes=MAX_CONFIG_BYTES, what="config.json")
-        cfg = loads_json(text, shown, what="config.json")
+        cfg = loads_json(text, shown, what="config.json", nonfinite=True)
     except InputError as exc:
         raise ModelResolveError(f"{input_ref('config')} {exc}.") from exc
     except json.JSONDecodeError as exc:

@@ -88,7 +88,7 @@ def _raw_config(ref: str) -> dict | None:
             path = path / "config.json"
         if os.path.lexists(path):
             text = read_text(path, max_bytes=MAX_CONFIG_BYTES, what="config.json")
-            data = loads_json(text, str(path), what="config.json")
+            data = loads_json(text, str(path), what="config.json", nonfinite=True)
         else:
             from slotwise.engine.hub import HubError, fetch_config
 
