@@ -23,13 +23,14 @@ from textual.widgets import Static
 
 from slotwise.tui.keys import APP_KEYS, bindings
 from slotwise.tui.options import OptionSet
+from slotwise.tui.state import AppState, BomPricing
 
 # Start-up time (issue #14): the first frame needs Textual and nothing else, so the engine,
 # pydantic and the catalog are imported where they are used, most of them in the loading
 # worker.  These names are for the type checker only.
 if TYPE_CHECKING:
     from slotwise.engine.autosave import Autosave, AutosaveEntry, AutosaveStore
-    from slotwise.engine.bom.meta import Clock
+    from slotwise.engine.bom.meta import BomMeta, Clock
     from slotwise.engine.build import Build
     from slotwise.engine.report import Report
     from slotwise.parts.catalog import Catalog
@@ -50,6 +51,14 @@ class CatalogReady(Message):
         super().__init__()
         self.catalog = catalog
         self.loaded = loaded  # engine.bom.LoadedBom when a BOM was named
+
+
+class PricesPathChosen(Message):
+    """Posted by a screen that used a price list file (the Suggest and TCO screens)."""
+
+    def __init__(self, path: str | None) -> None:
+        super().__init__()
+        self.path = path
 
 
 class StartupFailed(Message):
@@ -96,17 +105,10 @@ class SlotwiseApp(App[int]):
         self._autosave_on = autosave
         self._state_dir = state_dir
         self._store: AutosaveStore | None = None
-        self.slot: Autosave | None = None
         self._evaluate = evaluate
-        self.history: History | None = None
-        self.report: Report | None = None
-        self.meta: Any = None  # engine.bom.meta.BomMeta, set when a build starts
-        self.bom_path: str | None = None
-        self.saved_build: Build | None = None
-        # Unit prices / currency / note from an opened BOM, written back on export.
-        self.pricing: dict = {}
-        # Price list file last used on the Suggest / TCO screens (pre-fills the other one).
-        self.prices_path: str | None = None
+        # The build being edited and what belongs to it (tui.state): read through the typed
+        # properties below, changed only by this class (screens post messages).
+        self.state = AppState()
         self._autosave_warned = False
         self._aside_msgs: list[str] = []  # autosaves set aside at start-up, one line each
         self._early_chooser = False  # the chooser is up on the TOML preview (on_mount)
@@ -117,6 +119,43 @@ class SlotwiseApp(App[int]):
         # The session's options (tui.options): empty until the first pin; then the build being
         # edited is options.options[options.active], and the fields above are its state.
         self.options = OptionSet()
+
+    # ------------------------------------------------------------------------- typed state
+    @property
+    def history(self) -> History | None:
+        return self.state.history
+
+    @property
+    def report(self) -> Report | None:
+        return self.state.report
+
+    @property
+    def meta(self) -> BomMeta | None:
+        return self.state.meta
+
+    @property
+    def bom_path(self) -> str | None:
+        return self.state.bom_path
+
+    @property
+    def saved_build(self) -> Build | None:
+        return self.state.saved_build
+
+    @property
+    def slot(self) -> Autosave | None:
+        return self.state.slot
+
+    @property
+    def pricing(self) -> BomPricing:
+        return self.state.pricing
+
+    @property
+    def prices_path(self) -> str | None:
+        return self.state.prices_path
+
+    def on_prices_path_chosen(self, message: PricesPathChosen) -> None:
+        """A screen used a price list: the other price screens start from it."""
+        self.state.prices_path = message.path
 
     def notify(self, message: str, **kwargs: Any) -> None:
         """Every toast words the inputs engine text points at as the app's field labels
@@ -229,7 +268,7 @@ class SlotwiseApp(App[int]):
             self._open_loaded(loaded)
             return
         if self.initial_build is not None:
-            self.meta = BomMeta.new(clock=self.clock)
+            self.state.meta = BomMeta.new(clock=self.clock)
             self.start(History(self.initial_build), saved=None)
             return
         entries = self._recoverable()
@@ -344,13 +383,13 @@ class SlotwiseApp(App[int]):
         from slotwise.tui.history import History
         from slotwise.tui.screens.message import ErrorScreen
 
-        self.meta = loaded.meta
-        self.bom_path = str(Path(loaded.filename).expanduser().resolve())
-        self.pricing = {
-            "prices": dict(loaded.prices) or None,
-            "currency": loaded.currency,
-            "price_note": getattr(loaded, "price_note", None),
-        }
+        self.state.meta = loaded.meta
+        self.state.bom_path = str(Path(loaded.filename).expanduser().resolve())
+        self.state.pricing = BomPricing(
+            prices=dict(loaded.prices) or None,
+            currency=loaded.currency,
+            price_note=loaded.price_note,
+        )
         self.start(History(loaded.build), saved=loaded.build)
         if loaded.problems:
             self.push_screen(ErrorScreen(f"{loaded.filename} loaded with problems", problems))
@@ -387,8 +426,8 @@ class SlotwiseApp(App[int]):
             )
         self._take_slot(slot)
         st = entry.state
-        self.meta = st.meta or BomMeta()
-        self.bom_path = st.bom_path
+        self.state.meta = st.meta or BomMeta()
+        self.state.bom_path = st.bom_path
         history = History.restore(st.build, st.undo, st.redo, st.undo_labels, st.redo_labels)
         self.start(history, saved=st.saved, resumed=True)
         when = st.saved_at.strftime("%Y-%m-%d %H:%M UTC")
@@ -397,7 +436,7 @@ class SlotwiseApp(App[int]):
     def _take_slot(self, slot: Autosave | None) -> None:
         if self.slot is not None and self.slot is not slot:
             self.slot.unlock()
-        self.slot = slot
+        self.state.slot = slot
 
     def discard_autosave(self, entry: AutosaveEntry) -> Path | None:
         """Move an autosave to the trash (the start screen asks first)."""
@@ -441,12 +480,12 @@ class SlotwiseApp(App[int]):
         if self.slot is None and self.store is not None:
             slot = self.store.new()
             slot.lock()  # a new id: nobody else has it
-            self.slot = slot
-        self.history = history
-        self.saved_build = saved
+            self.state.slot = slot
+        self.state.history = history
+        self.state.saved_build = saved
         if saved is None and not resumed and not history.can_undo and not history.can_redo:
-            self.saved_build = history.current  # a fresh build has nothing to lose yet
-        self.report = self.evaluate_build(history.current)
+            self.state.saved_build = history.current  # a fresh build has nothing to lose yet
+        self.state.report = self.evaluate_build(history.current)
         self._save_state()
         screen = self._build_screen()
         if screen is None:
@@ -506,7 +545,7 @@ class SlotwiseApp(App[int]):
             self._changed(reload_form=False)
 
     def _changed(self, reload_form: bool = True) -> None:
-        self.report = self.evaluate_build(self.history.current)
+        self.state.report = self.evaluate_build(self.history.current)
         self._save_state()
         screen = self._build_screen()
         if screen is not None:
@@ -590,8 +629,8 @@ class SlotwiseApp(App[int]):
             from slotwise.engine.build import Build
             from slotwise.tui.history import History
 
-            self.meta = BomMeta.new(clock=self.clock)
-            self.bom_path = None
+            self.state.meta = BomMeta.new(clock=self.clock)
+            self.state.bom_path = None
             self.start(History(Build(chassis=sku)), saved=None)
         else:
             self.apply_edits((SetChassis(sku=sku),), f"start over on {sku}")
@@ -656,7 +695,11 @@ class SlotwiseApp(App[int]):
 
         meta = self.meta.touched(self.clock)
         text = export_bom(
-            self.history.current, self.catalog, meta, report=self.report, **self.pricing
+            self.history.current,
+            self.catalog,
+            meta,
+            report=self.report,
+            **self.pricing.export_kwargs(),
         )
         try:
             write_bom(path, text, force=force)
@@ -669,9 +712,9 @@ class SlotwiseApp(App[int]):
                 )
             )
             return False
-        self.meta = meta
-        self.bom_path = str(Path(path).expanduser().resolve())
-        self.saved_build = self.history.current
+        self.state.meta = meta
+        self.state.bom_path = str(Path(path).expanduser().resolve())
+        self.state.saved_build = self.history.current
         self._changed(reload_form=False)
         self.notify(f"Exported the BOM to {self.bom_path}", timeout=4)
         return True
@@ -739,8 +782,7 @@ class SlotwiseApp(App[int]):
     def _enter_option(self, index: int) -> None:
         opt = self.options.options[index]
         self.options.active = index
-        self.history, self.saved_build, self.meta = opt.history, opt.saved_build, opt.meta
-        self.bom_path, self.slot, self.pricing = opt.bom_path, opt.slot, opt.pricing
+        self.state.enter(opt)
         self._changed()
 
     def other_options_dirty(self) -> int:

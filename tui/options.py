@@ -10,7 +10,9 @@ opening an option makes it the active one again, with its own undo steps.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from slotwise.tui.state import BomPricing
 
 if TYPE_CHECKING:  # the app imports this before its first frame: nothing heavy at import time
     from slotwise.engine.autosave import Autosave
@@ -31,7 +33,7 @@ class BuildOption:
     saved_build: Build | None = None
     bom_path: str | None = None
     slot: Autosave | None = None
-    pricing: dict[str, Any] = field(default_factory=dict)
+    pricing: BomPricing = field(default_factory=BomPricing)
 
     @property
     def build(self) -> Build:
@@ -71,5 +73,5 @@ class OptionSet:
             meta=option.meta,
             bom_path=None,  # a copy is not the file the original came from
             slot=slot,
-            pricing=dict(option.pricing),
+            pricing=option.pricing,  # frozen: shared safely
         )

@@ -8,7 +8,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
 from slotwise.engine.edits import (
@@ -21,6 +20,7 @@ from slotwise.engine.edits import (
     SetWorkload,
 )
 from slotwise.tui.keys import BUILD_KEYS, bindings
+from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.screens.picker import PartPicker
 from slotwise.tui.screens.picker_model import target_for
 from slotwise.tui.widgets.bom_view import BomView
@@ -32,7 +32,7 @@ from slotwise.tui.widgets.map_rows import MapRow
 from slotwise.tui.widgets.workload_form import WorkloadForm
 
 
-class BuildScreen(Screen[None]):
+class BuildScreen(AppScreen[None]):
     BINDINGS = bindings(BUILD_KEYS)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 

@@ -8,11 +8,11 @@ import contextlib
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from slotwise.tui.keys import APP_KEYS, CHOOSER_KEYS, bindings
+from slotwise.tui.screens.base import AppScreen
 
 COOLING = {"air": "air", "liquid": "liquid", "air_or_liquid": "air or liquid"}
 
@@ -36,7 +36,7 @@ def chassis_text(ch) -> Text:
     return t
 
 
-class ChassisChooser(Screen[str | None]):
+class ChassisChooser(AppScreen[str | None]):
     BINDINGS = bindings(APP_KEYS) + bindings(CHOOSER_KEYS)
 
     def __init__(self, catalog, cancellable: bool = False) -> None:

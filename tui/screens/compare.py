@@ -11,13 +11,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from slotwise.engine.compare import Comparison, Option, compare_builds
+from slotwise.tui.screens.base import AppModal
 
 
-class CompareScreen(ModalScreen[int | None]):
+class CompareScreen(AppModal[int | None]):
     """Dismisses with the index of the option to open, or None."""
 
     BINDINGS = [
@@ -58,9 +58,7 @@ class CompareScreen(ModalScreen[int | None]):
             ]
             table.add_row(row.label, *cells, key=row.key)
         table.focus()
-        apply_blink = getattr(self.app, "apply_blink", None)
-        if apply_blink is not None:
-            apply_blink(self)
+        self.app.apply_blink(self)
 
     def action_open(self, index: int) -> None:
         if index < len(self.comparison.labels):

@@ -8,11 +8,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from slotwise.tui.screens.base import AppModal
 
-class ConfirmScreen(ModalScreen[bool]):
+
+class ConfirmScreen(AppModal[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Answer yes."),
         Binding("n,escape", "answer(False)", "No", id="confirm.no", tooltip="Answer no."),

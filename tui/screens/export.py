@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from slotwise.tui.screens.base import AppModal
 
-class PathPrompt(ModalScreen[str | None]):
+
+class PathPrompt(AppModal[str | None]):
     """Ask for a file to write.  Subclasses set the wording; the caller confirms overwrites."""
 
     TITLE_MARKUP = "[b]Export the BOM[/b] — file to write (TOML)"

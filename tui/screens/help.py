@@ -6,10 +6,10 @@ from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from slotwise.tui.keys import ALL_KEYS, pretty_keys
+from slotwise.tui.screens.base import AppModal
 
 
 def help_table() -> Table:
@@ -25,7 +25,7 @@ def help_table() -> Table:
     return table
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(AppModal[None]):
     BINDINGS = [
         Binding(
             "escape,f1,q,question_mark",

@@ -5,13 +5,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from slotwise.tui.input_labels import app_words
+from slotwise.tui.screens.base import AppModal
 
 
-class ErrorScreen(ModalScreen[None]):
+class ErrorScreen(AppModal[None]):
     """Shows a problem with what to do; Enter/Esc closes.  ``fatal`` quits the app instead."""
 
     BINDINGS = [
@@ -40,7 +40,7 @@ class ErrorScreen(ModalScreen[None]):
             self.dismiss(None)
 
 
-class TooSmallScreen(ModalScreen[None]):
+class TooSmallScreen(AppModal[None]):
     """Covers everything while the terminal is below the minimum size."""
 
     BINDINGS = [

@@ -9,7 +9,6 @@ from rich.padding import Padding
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -19,6 +18,7 @@ from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Chassis
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import PICKER_KEYS, bindings
+from slotwise.tui.screens.base import AppModal
 from slotwise.tui.screens.picker_model import (
     EMPTY,
     Choice,
@@ -56,7 +56,7 @@ def choice_text(c: Choice, current: str | None) -> Group:
     return Group(head, Padding(body, (0, 0, 0, 3)))
 
 
-class PartPicker(ModalScreen[tuple | None]):
+class PartPicker(AppModal[tuple | None]):
     """Dismisses with the edits to apply, or None."""
 
     BINDINGS = bindings(PICKER_KEYS)

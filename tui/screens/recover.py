@@ -7,12 +7,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from slotwise.engine.autosave import TRASH_KEEP, AutosaveEntry
 from slotwise.tui.keys import APP_KEYS, RECOVER_KEYS, bindings
+from slotwise.tui.screens.base import AppScreen
 
 
 def entry_text(e: AutosaveEntry) -> Text:
@@ -34,7 +34,7 @@ def entry_text(e: AutosaveEntry) -> Text:
     return t
 
 
-class RecoverScreen(Screen[tuple[str, AutosaveEntry | None]]):
+class RecoverScreen(AppScreen[tuple[str, AutosaveEntry | None]]):
     """Dismisses with ("resume", entry) or ("new", None)."""
 
     BINDINGS = bindings(APP_KEYS) + bindings(RECOVER_KEYS)

@@ -15,14 +15,15 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from slotwise.engine.bom.items import parts_line
 from slotwise.engine.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
+from slotwise.tui.app import PricesPathChosen
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import SUGGEST_KEYS, bindings
+from slotwise.tui.screens.base import AppScreen
 
 ANY = "any"
 
@@ -175,7 +176,7 @@ def detail_text(s: Suggestion, result: SuggestResult) -> str:
     return app_words("\n".join(lines))
 
 
-class SuggestScreen(Screen[None]):
+class SuggestScreen(AppScreen[None]):
     BINDINGS = bindings(SUGGEST_KEYS)
     DEFAULT_CSS = """
     SuggestScreen #sg-title { height: 1; padding: 0 1; background: $panel; }
@@ -342,7 +343,7 @@ class SuggestScreen(Screen[None]):
         self.result = result
         self.currency = message.currency
         if message.prices_path is not None:
-            self.app.prices_path = message.prices_path
+            self.post_message(PricesPathChosen(message.prices_path))
         options = self.query_one("#sg-list", OptionList)
         options.clear_options()
         if not result.ok:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static
 
 from slotwise.engine.bom.items import gpu_inventory
@@ -21,8 +20,10 @@ from slotwise.engine.build import Build
 from slotwise.engine.report import Report
 from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
 from slotwise.parts.catalog import Catalog
+from slotwise.tui.app import PricesPathChosen
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import TCO_KEYS, bindings
+from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.screens.export import PathPrompt
 
 YEARS = (3, 4, 5)
@@ -137,7 +138,7 @@ class SaveMarkdownScreen(PathPrompt):
     INPUT_ID = "tco-save-path"
 
 
-class TcoScreen(Screen[None]):
+class TcoScreen(AppScreen[None]):
     BINDINGS = bindings(TCO_KEYS)
     DEFAULT_CSS = """
     TcoScreen #tco-title { height: 1; padding: 0 1; background: $panel; }
@@ -216,7 +217,7 @@ class TcoScreen(Screen[None]):
             summary.update(Text(f"✗ {outcome.problem}"))
             body.update("")
             return
-        self.app.prices_path = self._val("#tco-prices").strip()
+        self.post_message(PricesPathChosen(self._val("#tco-prices").strip()))
         summary.update(Text(summary_line(outcome.result)))
         body.update(Text(app_words(tco_markdown(outcome.result))))
 

@@ -12,6 +12,7 @@ from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.build import Build
 from slotwise.engine.report import Report
 from slotwise.parts.catalog import Catalog
+from slotwise.tui.state import BomPricing
 from slotwise.tui.widgets.findings import summary_text
 
 
@@ -20,18 +21,18 @@ def bom_text(
     catalog: Catalog,
     meta: BomMeta,
     report: Report | None,
-    pricing: dict | None = None,
+    pricing: BomPricing | None = None,
 ) -> Text:
     t = Text()
     t.append("LINE ITEMS\n", style="bold underline")
-    pricing = pricing or {}
-    items = line_items(build, catalog, pricing.get("prices"))
+    pricing = pricing or BomPricing()
+    items = line_items(build, catalog, pricing.prices)
     for it in items:
         t.append(f"{it.quantity:>4} × ", style="bold")
         t.append(f"{it.sku:<30} ", style="bold")
         t.append(f"{it.description}", style="dim")
         if it.extended_price is not None:
-            t.append(f"  {it.extended_price:,.2f} {pricing.get('currency') or ''}".rstrip())
+            t.append(f"  {it.extended_price:,.2f} {pricing.currency or ''}".rstrip())
         t.append("\n")
     if not items:
         t.append("  (nothing yet)\n", style="dim")
@@ -45,7 +46,7 @@ def bom_text(
                 avail = "unknown" if b.available is None else f"{b.available:,.0f}"
                 t.append(f"  {name}: {b.used:,.0f} of {avail} {b.unit}\n")
     t.append("\nEXPORTED FILE (canonical TOML; Ctrl+S or e to export)\n", style="bold underline")
-    t.append(export_bom(build, catalog, meta, report=report, **pricing))
+    t.append(export_bom(build, catalog, meta, report=report, **pricing.export_kwargs()))
     return t
 
 
@@ -56,6 +57,6 @@ class BomView(Static):
         catalog: Catalog,
         meta: BomMeta,
         report: Report | None,
-        pricing: dict | None = None,
+        pricing: BomPricing | None = None,
     ) -> None:
         self.update(bom_text(build, catalog, meta, report, pricing))
