@@ -15,12 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from slotwise.engine.bom.document import HEADER as BOM_HEADER
 from slotwise.engine.inputs import INPUT_NAMES, InputRef, plain, ref, refs, word
 from slotwise.tui.commands.flags import cli_words, flag
 from slotwise.tui.input_labels import LABELS, app_words, label
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAG = re.compile(r"--[a-z]")
+# A CLI command in a message is a flag by another name (the app has no such command); the BOM
+# file's header comment, which documents the file for whoever opens it, may name one.
+COMMAND = re.compile(r"\bslotwise (parts|validate|estimate|suggest|compare|export)\b")
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -54,6 +58,16 @@ def test_no_engine_or_parts_string_names_a_flag():
         if FLAG.search(text)
     ]
     assert not found, "engine text names CLI flags; use engine.inputs.ref:\n" + "\n".join(found)
+
+
+def test_no_engine_or_parts_message_names_a_cli_command():
+    found = [
+        f"{p}:{line}: {text!r}"
+        for package in ("engine", "parts")
+        for p, line, text in _literals(package)
+        if COMMAND.search(text) and text != BOM_HEADER
+    ]
+    assert not found, "engine text names CLI commands; use engine.inputs.ref:\n" + "\n".join(found)
 
 
 def test_the_scan_sees_literals_inside_f_strings():

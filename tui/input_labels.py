@@ -38,7 +38,7 @@ LABELS: dict[str, str] = {
 def label(r: InputRef) -> str:
     """The app's words for ``r``: the field's label (and the value to choose)."""
     if r.name == "part_list":
-        return f"the {r.value} list of the part picker"
+        return f"the part picker's {r.value} list"
     if r.name == "part_details":
         return f"the {r.value} details in the part picker"
     if r.name == "fetch_config":

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from slotwise.engine.edits import Move, Place, Remove, SetBaseboard, SetCount
+from slotwise.engine.inputs import ref
 from slotwise.engine.rules.common import finding, plural, slot_list
 from slotwise.engine.rules.context import Ctx, is_wide
 from slotwise.engine.rules.family import RuleFamily
@@ -245,8 +246,8 @@ def check(ctx: Ctx) -> None:
                     f"slot {slot.label} holds {sku!r}, which is not in the parts catalog",
                     parts=(sku,),
                     slots=(sid,),
-                    fix="empty the slot, or add the part to a catalog overlay "
-                    "(slotwise parts lists what is known)",
+                    fix="empty the slot, or add the part to a catalog overlay (known parts: "
+                    f"{ref('part_list', 'gpu')}, {ref('part_list', 'nic')})",
                     edit=(Remove(slot=sid),),
                 )
             )
