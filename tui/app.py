@@ -29,6 +29,8 @@ from slotwise.tui.state import AppState, BomPricing
 # pydantic and the catalog are imported where they are used, most of them in the loading
 # worker.  These names are for the type checker only.
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from slotwise.engine.autosave import Autosave, AutosaveEntry, AutosaveStore
     from slotwise.engine.bom.meta import BomMeta, Clock
     from slotwise.engine.build import Build
@@ -38,6 +40,11 @@ if TYPE_CHECKING:
     from slotwise.tui.options import BuildOption
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
+# The deferred catalog load starts after this long without a key on the chooser.  A person
+# needs longer than this to read the first screen and react (simple visual reaction time is
+# about 0.2-0.25 s, R. J. Kosinski, "A literature review on reaction time", Clemson University,
+# 2013), so the load rarely competes with the first keys; choosing a chassis starts it at once.
+LOAD_AFTER_IDLE_S = 0.3
 
 
 def _slotwise_commands():
@@ -113,6 +120,7 @@ class SlotwiseApp(App[int]):
         self._aside_msgs: list[str] = []  # autosaves set aside at start-up, one line each
         self._early_chooser = False  # the chooser is up on the TOML preview (on_mount)
         self._load_deferred = False  # the catalog load waits for the chooser's first frame
+        self._load_timer: Timer | None = None  # runs the deferred load when input is quiet
         self._pending_sku: str | None = None  # chosen on the preview, before the catalog
         self.cursor_blink = cursor_blink  # False in tests/screenshots: deterministic frames
         self.initial_build = build  # start on this build (screenshots, tests): no chooser
@@ -207,7 +215,22 @@ class SlotwiseApp(App[int]):
         self._load()
 
     def start_deferred_load(self) -> None:
-        """Called by the chooser after its first refresh: now load the catalog."""
+        """Called by the chooser after its first frame: load the catalog once the keyboard has
+        been quiet for LOAD_AFTER_IDLE_S (keys reset the wait, see ``postpone_load``).  The
+        load holds the interpreter for about half a second (pydantic, validation, the rule
+        modules), so started at once it made the first keys typed into the chooser lag."""
+        if self._load_deferred and self._load_timer is None:
+            self._load_timer = self.set_timer(LOAD_AFTER_IDLE_S, self.load_now)
+
+    def postpone_load(self) -> None:
+        """A key on the chooser: the user is typing, keep the catalog load for the next pause."""
+        if self._load_deferred and self._load_timer is not None:
+            self._load_timer.reset()
+
+    def load_now(self) -> None:
+        """Start the deferred catalog load now (the timer ran out, or a chassis was chosen)."""
+        if self._load_timer is not None:
+            self._load_timer.stop()
         if self._load_deferred:
             self._load_deferred = False
             self._load()
@@ -620,6 +643,7 @@ class SlotwiseApp(App[int]):
             return
         if self.catalog is None:  # chosen on the preview: start when the catalog is in
             self._pending_sku = sku
+            self.load_now()
             self.query_one("#loading", Static).update(f"slotwise — opening {sku} …")
             return
         from slotwise.engine.edits import SetChassis

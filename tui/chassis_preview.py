@@ -34,8 +34,23 @@ _FIELDS: dict[str, tuple[type | tuple[type, ...], object]] = {
 _COOLING = ("air", "liquid", "air_or_liquid")
 
 
+def _root_table(text: str) -> dict:
+    """The file's root keys.  In TOML every root key comes before the first ``[table]`` /
+    ``[[array]]`` header, so only the text up to the first line that starts with ``[`` is
+    parsed (the slot, root and source tables are most of a chassis file).  A cut that falls
+    inside a multi-line string or array leaves an unterminated value, which does not parse:
+    then the whole file is read."""
+    cut = text.find("\n[")
+    if cut >= 0:
+        try:
+            return tomllib.loads(text[: cut + 1])
+        except tomllib.TOMLDecodeError:
+            pass
+    return tomllib.loads(text)
+
+
 def _one(path: Path) -> SimpleNamespace | None:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = _root_table(path.read_text(encoding="utf-8"))
     rec = {}
     for field, (types, default) in _FIELDS.items():
         value = data.get(field, default)

@@ -243,6 +243,9 @@ def pretty_keys(spec: str) -> str:
 HINTS_ALWAYS = ("app.help", "app.quit", "build.export", "build.undo", "build.fix")
 HINTS_MAP = ("map.pick", "map.remove", "map.move")
 HINTS_MORE = ("build.tabs", "app.palette")
+#: The chassis chooser's hint line (it has no Footer: see tui.widgets.key_hints).
+HINTS_CHOOSER = ("chooser.choose", "chooser.cancel", "app.help", "app.quit")
+HINTS_CHOOSER_MORE = ("app.palette",)
 
 _SHORT = {"enter": "Enter", "delete": "Del", "escape": "Esc", "question_mark": "?"}
 

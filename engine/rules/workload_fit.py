@@ -95,6 +95,12 @@ def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
     if hit is not None:
         return hit
     result = _compute(ctx, gpu, count, links)
+    est, _, _, failed = result
+    if est is None and not failed:
+        # The model could not be resolved (a config file or Hub cache entry missing): that
+        # depends on the disk, not on the key, and a fetch may fill the cache next (the app's
+        # Enter in the config field), so it is not remembered.
+        return result
     if len(memo) >= _MEMO_MAX:
         memo.clear()
     memo[key] = result

@@ -67,3 +67,57 @@ async def test_chooser_is_up_before_the_catalog_and_a_choice_waits_for_it(
         await pilot.pause()
         assert isinstance(app.screen, BuildScreen)
         assert app.history.current.chassis == CHASSIS
+
+
+def test_preview_reads_root_keys_only_where_the_cut_is_safe():
+    from slotwise.tui.chassis_preview import _root_table
+
+    plain = 'sku = "A"\nmax_gpus = 8\n[field_sources]\nsku = "B"\n'
+    assert _root_table(plain) == {"sku": "A", "max_gpus": 8}
+    # A line starting with "[" inside a multi-line value is not a table header: the prefix
+    # does not parse, so the whole file is read and nothing is lost.
+    tricky = 'note = """\n[not a table]\n"""\ngroups = [\n["1", "2"],\n]\n[t]\nx = 1\n'
+    assert _root_table(tricky) == {
+        "note": "[not a table]\n",
+        "groups": [["1", "2"]],
+        "t": {"x": 1},
+    }
+
+
+async def test_chooser_keys_are_on_one_hint_line_and_typing_postpones_the_load(
+    catalog, state_dir, monkeypatch
+):
+    """The chooser has a key hint line (Enter, Esc, Help, Quit visible at 80x24), and the
+    catalog load waits while keys arrive; choosing a chassis starts it at once."""
+    from tui_helpers import screen_text
+
+    calls = []
+    gate = threading.Event()
+
+    def slow_load(overlay=None, **kw):
+        calls.append(1)
+        gate.wait(30)
+        return catalog
+
+    monkeypatch.setattr(slotwise.parts.catalog, "load_catalog", slow_load)
+    monkeypatch.setattr("slotwise.tui.app.LOAD_AFTER_IDLE_S", 4.0)
+    app = SlotwiseApp(state_dir=state_dir, clock=fixed_clock(FIXED_NOW), cursor_blink=False)
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ChassisChooser) and app.catalog is None
+        bottom = screen_text(app)[-1]
+        for key in ("Enter Choose", "F1 Help", "^Q Quit"):
+            assert key in bottom, bottom
+        await pilot.pause(1.0)
+        for ch in "521g":  # 5 s of typing, each key restarts the 4 s wait: no load yet
+            await pilot.press(*keys_for(ch))
+            await pilot.pause(1.0)
+        assert not calls
+        await pilot.press("enter")  # a choice: load now
+        await pilot.pause(0.1)
+        assert calls
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, BuildScreen)

@@ -19,7 +19,7 @@ from slotwise.engine.edits import (
     SetDrives,
     SetWorkload,
 )
-from slotwise.tui.keys import BUILD_KEYS, bindings
+from slotwise.tui.keys import BUILD_KEYS, HINTS_MAP, bindings
 from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.screens.picker import PartPicker
 from slotwise.tui.screens.picker_model import target_for
@@ -59,7 +59,7 @@ class BuildScreen(AppScreen[None]):
                 yield WorkloadForm(presets, id="workload-form")
             with TabPane("BOM F5", id="bom"), VerticalScroll():
                 yield BomView(id="bom-view")
-        yield KeyHints(id="key-hints")
+        yield KeyHints(id="key-hints", context_for=_hint_context)
 
     def on_mount(self) -> None:
         self.app.apply_blink(self)
@@ -294,6 +294,11 @@ class BuildScreen(AppScreen[None]):
         if self.move_src is not None:
             self.move_src = None
             self.refresh_view()
+
+
+def _hint_context(focused) -> tuple[str, ...]:
+    """The map's own keys join the hint line while the map has focus."""
+    return HINTS_MAP if isinstance(focused, ChassisMap) else ()
 
 
 def _removal(row: MapRow, build):

@@ -8,11 +8,18 @@ import contextlib
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from slotwise.tui.keys import APP_KEYS, CHOOSER_KEYS, bindings
+from slotwise.tui.keys import (
+    APP_KEYS,
+    CHOOSER_KEYS,
+    HINTS_CHOOSER,
+    HINTS_CHOOSER_MORE,
+    bindings,
+)
 from slotwise.tui.screens.base import AppScreen
+from slotwise.tui.widgets.key_hints import KeyHints
 
 COOLING = {"air": "air", "liquid": "liquid", "air_or_liquid": "air or liquid"}
 
@@ -73,7 +80,15 @@ class ChassisChooser(AppScreen[str | None]):
                 select_on_focus=False,
             )
             yield OptionList(id="chooser-list")
-        yield Footer()
+        # A one-line key hint instead of Textual's Footer: it fits 80 columns and is cheap to
+        # draw (the chooser is the first frame; issue #14).
+        # Esc goes back to the build when there is one, else it quits like ^Q (listed once).
+        always = (
+            HINTS_CHOOSER
+            if self.cancellable
+            else tuple(k for k in HINTS_CHOOSER if k != "chooser.cancel")
+        )
+        yield KeyHints(always=always, more=HINTS_CHOOSER_MORE, id="chooser-hints")
 
     def on_mount(self) -> None:
         self.app.apply_blink(self)
@@ -97,12 +112,20 @@ class ChassisChooser(AppScreen[str | None]):
             ol.highlighted = 0
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        self._typing()
         self._fill(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_choose()
 
+    def _typing(self) -> None:
+        """The user is typing: the app's deferred catalog load waits for a pause."""
+        postpone = getattr(self.app, "postpone_load", None)
+        if postpone is not None:
+            postpone()
+
     def on_key(self, event) -> None:
+        self._typing()
         # Typing a letter while the list has focus goes to the filter (search as you type).
         ol = self.query_one("#chooser-list", OptionList)
         if self.focused is ol and event.character and event.character.isalnum():

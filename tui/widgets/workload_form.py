@@ -31,6 +31,7 @@ from slotwise.engine.workload_text import WorkloadTextError, build_workload, par
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.widgets.budgets import budget_text, fmt_amount
 from slotwise.tui.widgets.findings import finding_text
+from slotwise.tui.widgets.preset_select import PresetSelect
 
 METHODS = ("inference", "lora", "qlora", "full", "pretrain")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
@@ -125,7 +126,7 @@ class WorkloadForm(Vertical):
         yield Static("", id="verdict")
         with VerticalScroll(id="wl-scroll"), Grid(id="wl-grid"):
             yield Label("Model preset")
-            yield Select(
+            yield PresetSelect(
                 self.presets, prompt="type to search presets", id="wl-model", type_to_search=True
             )
             yield Label("or config / HF id")
@@ -393,13 +394,18 @@ def verdict_text(
 ) -> Text:
     t = Text()
     if problem:
+        # No verdict beside an input error: the last one was for other inputs (issue #14).
         t.append("✖ INPUT  ", style="bold red")
         t.append(app_words(problem) + "\n")
+        t.append("The verdict returns when the field is fixed.\n", style="dim")
+        return t
     if workload is None:
         t.append(
             "Choose a model preset (or a config.json / HF id) to see whether it fits.", style="dim"
         )
         return t
+    if workload.config:
+        t.append_text(config_source_text(workload.config))
     est = report.estimate if report is not None else None
     if est is not None:
         v = report.verdict if report is not None and report.verdict else verdict(est, workload)
@@ -429,7 +435,7 @@ def verdict_text(
         elif v.decode_tokens_per_s is not None:
             t.append(f"Decode: about {v.decode_tokens_per_s:,.0f} tokens/s\n")
     elif report is not None:
-        t.append("No estimate for this build yet (fit GPUs first).\n", style="dim")
+        t.append(no_estimate_reason(report) + "\n", style="dim")
     if report is not None:
         for f in report.findings:
             if f.rule.startswith(("workload", "fit", "estimate")):
@@ -441,4 +447,50 @@ def verdict_text(
     if est is not None:
         for n in est.assumptions.notes[:3]:
             t.append(f" · {app_words(n)}\n", style="dim")
+    return t
+
+
+def no_estimate_reason(report: Report) -> str:
+    """Why the report has no estimate, from the engine's own findings."""
+    rules = {f.rule for f in report.findings}
+    if "workload_fit.no_gpu" in rules:
+        return "No estimate yet: fit GPUs first (the map, F2)."
+    if "workload_fit.unresolved" in rules:
+        return "No estimate: the model could not be read (the finding below says why)."
+    return "No estimate for this build (see the findings below)."
+
+
+def config_source_text(ref: str) -> Text:
+    """Where the app reads a config / HF id from, and how to get one it lacks.
+
+    The app never goes online on its own: the engine resolves models from files and the local
+    cache only (``workload_fit`` calls ``resolve_arch(offline=True)``); Enter in the field
+    fetches from the Hub in a worker, unless SLOTWISE_OFFLINE / HF_HUB_OFFLINE forbids it
+    (``slotwise.engine.local_paths``)."""
+    from pathlib import Path
+
+    from slotwise.engine.hub import cache_path, is_repo_id
+    from slotwise.engine.local_paths import OFFLINE_ENVS, offline_from_env
+
+    t = Text()
+    try:
+        is_file = Path(ref).expanduser().exists()
+    except (OSError, ValueError):
+        is_file = False
+    if is_file or not is_repo_id(ref):
+        return t  # a local file: the finding below names any problem with it
+    cached = cache_path(ref)
+    if cached.is_file():
+        t.append(f"Model config of {ref}: from the local cache ({cached}).\n", style="dim")
+        return t
+    t.append("▲ ", style="bold yellow")
+    t.append(f"{ref} is not in the local cache; the app reads cached configs only. ")
+    if offline_from_env():
+        names = " / ".join(OFFLINE_ENVS)
+        t.append(
+            f"Fetching is off ({names} is set): unset it and press Enter in the config field, "
+            "or give the path of a config.json.\n"
+        )
+    else:
+        t.append("Press Enter in the config field to fetch it from the Hugging Face Hub.\n")
     return t

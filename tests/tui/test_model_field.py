@@ -1,0 +1,138 @@
+"""The workload form's model fields at 80x24, keyboard only (issue #14): the preset box finds a
+preset by its displayed name, no stale verdict sits beside an input error, "fit GPUs first" only
+when no GPU is fitted, and the config / HF id field says the app reads cached configs only and
+fetches on Enter when the network is allowed (a 127.0.0.1 server stands in for the Hub)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Select, Static
+from tui_helpers import CHASSIS, GPU, keys_for, set_input, started
+
+from slotwise.engine.build import Build
+from slotwise.engine.workload import Workload
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from faulty_http import faulty_server  # noqa: E402
+
+HUB_ID = "ok/model-8b"  # faulty_http's "ok" behaviour serves a Llama-style config.json
+
+
+def _verdict(app) -> str:
+    return str(app.screen.query_one("#verdict", Static).render())
+
+
+def _build(workload: Workload | None = None, gpus: int = 1) -> Build:
+    slots = {str(i): GPU for i in range(1, gpus + 1)} if gpus else {}
+    return Build(chassis=CHASSIS, slots=slots, cpu="XEON-8480+", cpu_count=2, workload=workload)
+
+
+@pytest.mark.parametrize(
+    ("typed", "sku"),
+    [
+        ("llama 3.1 70", "llama-3.1-70b"),  # the displayed name, as the issue typed it
+        ("Llama-3.1-70B", "llama-3.1-70b"),
+        ("70 llama 3.1", "llama-3.1-70b"),  # words in any order
+        ("qwen 72", "qwen2.5-72b"),
+    ],
+)
+async def test_preset_box_finds_the_displayed_name(make_app, typed, sku):
+    app = make_app(build=_build(gpus=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        model = app.screen.query_one("#wl-model", Select)
+        assert app.screen.focused is model  # F4 puts the cursor on the preset box
+        await pilot.press(*keys_for(typed))  # typing on the closed box opens it and searches
+        await pilot.pause()
+        overlay = model.query_one("SelectOverlay")
+        assert overlay.border_title == f"search: {typed}"  # the query is on screen
+        await pilot.press("enter")
+        await pilot.pause()
+        assert model.value == sku
+        assert app.history.current.workload.model == sku
+
+
+async def test_preset_search_backspace_edits_the_query(make_app):
+    app = make_app(build=_build(gpus=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        model = app.screen.query_one("#wl-model", Select)
+        await pilot.press(*keys_for("llama 3.1 8x"))
+        await pilot.pause()
+        overlay = model.query_one("SelectOverlay")
+        assert str(overlay.border_title).startswith("search: llama 3.1 8x (")  # no word match
+        await pilot.press("backspace", "backspace", *keys_for("405"))
+        await pilot.pause()
+        assert overlay.border_title == "search: llama 3.1 405"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert model.value == "llama-3.1-405b"
+
+
+async def test_no_stale_verdict_beside_an_input_error(make_app):
+    app = make_app(build=_build(Workload(model="llama-3.1-8b")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        assert "✔ FITS" in _verdict(app)
+        await set_input(pilot, app.screen.query_one("#wl-config", Input), HUB_ID)
+        await pilot.pause()
+        verdict = _verdict(app)
+        assert "✖ INPUT" in verdict and "not both" in verdict
+        assert "FITS" not in verdict and "DOES NOT FIT" not in verdict, verdict
+
+
+async def test_no_gpu_says_fit_gpus_first(make_app):
+    app = make_app(build=_build(Workload(model="llama-3.1-8b"), gpus=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        assert "fit GPUs first" in _verdict(app)
+
+
+async def test_hub_id_not_cached_offers_a_fetch_and_enter_fetches(make_app, tmp_path, monkeypatch):
+    monkeypatch.setenv("SLOTWISE_CACHE_DIR", str(tmp_path / "cache"))
+    for var in ("SLOTWISE_OFFLINE", "HF_HUB_OFFLINE", "HF_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    with faulty_server() as server:
+        monkeypatch.setenv("SLOTWISE_HF_ENDPOINT", server.url)
+        app = make_app(build=_build(Workload(config=HUB_ID), gpus=8))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await started(pilot)
+            await pilot.press("f4")
+            await pilot.pause()
+            verdict = _verdict(app)
+            assert "fit GPUs first" not in verdict  # 8 GPUs are fitted
+            assert "not in the local cache" in verdict and "cached configs only" in verdict
+            assert "Press Enter in the config field to fetch it" in verdict
+            app.screen.query_one("#wl-config", Input).focus()
+            await pilot.pause()
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            verdict = _verdict(app)
+            assert "from the local cache" in verdict and "not in the local cache" not in verdict
+            assert "FITS" in verdict, verdict  # an estimate now: ✔ FITS or ✖ DOES NOT FIT
+            assert app.report.estimate is not None
+
+
+async def test_offline_says_fetching_is_off(make_app, tmp_path, monkeypatch):
+    monkeypatch.setenv("SLOTWISE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SLOTWISE_OFFLINE", "1")
+    app = make_app(build=_build(Workload(config=HUB_ID), gpus=8))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        verdict = _verdict(app)
+        assert "cached configs only" in verdict and "Fetching is off" in verdict
+        assert "SLOTWISE_OFFLINE" in verdict and "Press Enter" not in verdict
