@@ -111,6 +111,14 @@ BUILD_KEYS: tuple[Key, ...] = (
         "Compare the pinned options side by side; 1/2/3 there opens one.",
         show=False,
     ),
+    Key(
+        "build.legend",
+        "l",
+        "legend",
+        "Legend",
+        "Explain the chassis map's symbols (◆ ✖ ▲ • ┏┣┗ ═══ ┄┄┄, used 32/?).",
+        show=False,
+    ),
     Key("build.quit", "q", "request_quit", "Quit", "Quit (asks first when unsaved).", show=False),
     Key(
         "build.focus_next",
@@ -242,7 +250,7 @@ def pretty_keys(spec: str) -> str:
 #: the focused pane, then the rest while they fit.
 HINTS_ALWAYS = ("app.help", "app.quit", "build.export", "build.undo", "build.fix")
 HINTS_MAP = ("map.pick", "map.remove", "map.move")
-HINTS_MORE = ("build.tabs", "app.palette")
+HINTS_MORE = ("build.tabs", "app.palette", "build.legend")
 #: The chassis chooser's hint line (it has no Footer: see tui.widgets.key_hints).
 HINTS_CHOOSER = ("chooser.choose", "chooser.cancel", "app.help", "app.quit")
 HINTS_CHOOSER_MORE = ("app.palette",)

@@ -281,6 +281,12 @@ class BuildScreen(AppScreen[None]):
 
         self.app.push_screen(TcoScreen())
 
+    def action_legend(self) -> None:
+        from slotwise.tui.screens.help import LegendScreen
+
+        if not isinstance(self.app.screen, LegendScreen):
+            self.app.push_screen(LegendScreen())
+
     def action_pin_option(self) -> None:
         self.app.pin_option()
 

@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from slotwise.tui.keys import ALL_KEYS, pretty_keys
 from slotwise.tui.screens.base import AppModal
+from slotwise.tui.widgets.map_legend import legend_table
 
 
 def help_table() -> Table:
@@ -43,9 +44,39 @@ class HelpScreen(AppModal[None]):
             )
             with VerticalScroll(classes="dialog-scroll"):
                 yield Static(help_table())
+                yield Static("\n[b u]Chassis map symbols[/]  (l shows only these)")
+                yield Static(legend_table())
 
     def on_mount(self) -> None:
         self.query_one(VerticalScroll).focus()  # arrows / PgUp / PgDn scroll the list
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class LegendScreen(AppModal[None]):
+    """What the chassis map's symbols mean (l on the build screen; F1 lists them too)."""
+
+    BINDINGS = [
+        Binding(
+            "escape,l,q",
+            "close",
+            "Close",
+            id="legend.close",
+            tooltip="Close the legend.",
+        )
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog help-dialog"):
+            yield Static(
+                "Chassis map symbols  (Esc closes; F1 lists every key)", classes="dialog-title"
+            )
+            with VerticalScroll(classes="dialog-scroll"):
+                yield Static(legend_table())
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

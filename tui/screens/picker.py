@@ -56,6 +56,20 @@ def choice_text(c: Choice, current: str | None) -> Group:
     return Group(head, Padding(body, (0, 0, 0, 3)))
 
 
+def key_line(target: PickTarget) -> str:
+    """The dialog's keys, only those that work for this row: Tab reaches the count field only
+    where there is one, F6 lists more parts only where parts are listed (issue #14)."""
+    env = target.kind == "env"
+    keys = ["Enter: " + ("apply" if env else "fit")]
+    if target.counted:
+        keys.append(f"Tab: {target.count_label}")
+    if not env:
+        keys.append("F6: all catalog parts")
+    keys.append("Esc: cancel")
+    marks = "✔ no new error · ✖ adds an error" + ("" if env else " · ? not listed")
+    return " · ".join(keys) + "   " + marks
+
+
 class PartPicker(AppModal[tuple | None]):
     """Dismisses with the edits to apply, or None."""
 
@@ -84,23 +98,26 @@ class PartPicker(AppModal[tuple | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker-dialog"):
             yield Static(
-                f"[b]{self.target.title}[/b] — pick a part",
+                f"[b]{self.target.title}[/b] — pick a {'setting' if self._is_env else 'part'}",
                 classes="dialog-title",
                 id="picker-title",
             )
             with Horizontal(id="picker-inputs"):
                 yield Input(
-                    placeholder="search: type part of a SKU, name or figure", id="picker-search"
+                    placeholder="search: e.g. 200 or N+1"
+                    if self._is_env
+                    else "search: type part of a SKU, name or figure",
+                    id="picker-search",
                 )
                 if self.target.counted:
                     yield Label(self.target.count_label, id="picker-count-label")
                     yield Input(str(self.target.default_count), type="integer", id="picker-count")
             yield OptionList(id="picker-list")
-            yield Static(
-                "Enter: fit · Tab: count · F6: all catalog parts · Esc: cancel   "
-                "✔ no new error · ✖ adds an error · ? not listed",
-                classes="dialog-keys",
-            )
+            yield Static(key_line(self.target), classes="dialog-keys", id="picker-keys")
+
+    @property
+    def _is_env(self) -> bool:
+        return self.target.kind == "env"
 
     def on_mount(self) -> None:
         self.app.apply_blink(self)

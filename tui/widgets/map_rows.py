@@ -108,7 +108,7 @@ def map_rows(
         for i, group in enumerate(chassis.nvlink_groups):
             fit = next((b for b in build.bridges if set(b.slots) == set(group)), None)
             labels = "+".join(group)
-            body = f"═══ {fit.count} × {fit.sku}" if fit else "┄┄┄ no bridge"
+            body = f"═══ {fit.count} × {fit.sku}" if fit else _unbridged(group, build)
             rows.append(
                 MapRow(
                     f"nvlink:{i}",
@@ -225,6 +225,21 @@ def map_rows(
         )
     )
     return rows
+
+
+def _unbridged(group: list[str] | tuple[str, ...], build: Build) -> str:
+    """The body of a bridge group row with no bridge of its own: a pair inside a fitted 4-way
+    bridge is joined by it (issue #14: it said "no bridge"); a 4-way group whose pairs carry
+    bridges says so."""
+    g = set(group)
+    wider = next((b for b in build.bridges if g < set(b.slots)), None)
+    if wider is not None:
+        return f"═══ joined by the {len(wider.slots)}-way bridge on {'+'.join(wider.slots)}"
+    inner = [b for b in build.bridges if set(b.slots) < g]
+    if inner:
+        pairs = ", ".join("+".join(b.slots) for b in inner)
+        return f"┄┄┄ no {len(g)}-way bridge (bridged inside: {pairs})"
+    return "┄┄┄ no bridge"
 
 
 UNKNOWN_BAYS = "drives"

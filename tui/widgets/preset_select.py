@@ -89,6 +89,12 @@ class PresetSelect(Select):
     or digit typed on the closed box opens the list and starts the search with it (Textual's
     Select drops it: "llama 3.1 70" searched for "3.1 70", the space having opened the list)."""
 
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        """Letters typed on the closed box are a search, not the screen's one-letter keys."""
+        return bool(
+            self._type_to_search and character and character.isprintable() and character != " "
+        )
+
     async def _on_key(self, event: events.Key) -> None:
         char = event.character
         if not (self._type_to_search and char and event.is_printable and char != " "):
