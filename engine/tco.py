@@ -31,7 +31,9 @@ HOURS_PER_MONTH = 8760 / 12
 class TcoInputs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    purchase_price: float = Field(ge=0)
+    purchase_price: float | None = Field(
+        ge=0, description="None: unknown, a part has no price (no break-even month then)"
+    )
     power_w: float = Field(ge=0, description="worst-case draw of everything bought")
     gpus: int = Field(ge=1)
     years: int = Field(3, ge=1, le=10)
@@ -57,7 +59,7 @@ class TcoResult(BaseModel):
         return self.inputs.years * 12
 
     def owning(self, month: int) -> float | None:
-        if self.power_cost_month is None:
+        if self.power_cost_month is None or self.inputs.purchase_price is None:
             return None
         return self.inputs.purchase_price + month * self.power_cost_month
 
@@ -90,6 +92,8 @@ class TcoResult(BaseModel):
 def compute_tco(inp: TcoInputs) -> TcoResult:
     energy = inp.power_w / 1000 * inp.utilization * inp.pue * HOURS_PER_MONTH
     notes: list[str] = []
+    if inp.purchase_price is None:
+        notes.append("The purchase price is unknown (parts without a price): no break-even month.")
     power_month = None if inp.kwh_price is None else energy * inp.kwh_price
     if power_month is None:
         notes.append(f"No {ref('kwh_price')} given: the cost of power is unknown.")
@@ -101,7 +105,7 @@ def compute_tco(inp: TcoInputs) -> TcoResult:
     if cloud_month is None:
         notes.append(f"No {ref('cloud_gpu_hour')} given: no cloud comparison.")
     even = None
-    if power_month is not None and cloud_month is not None:
+    if power_month is not None and cloud_month is not None and inp.purchase_price is not None:
         saving = cloud_month - power_month
         if saving > 0:
             # first whole month where purchase + m*power <= m*cloud

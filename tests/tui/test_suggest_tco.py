@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, Markdown, OptionList, Static
 from tui_helpers import CHASSIS, gpu_slots, started
 
 from slotwise.engine.build import Build
@@ -19,7 +19,10 @@ WORKLOAD = Workload(model="llama-3.1-8b", method="lora")
 
 
 def _text(screen, wid: str) -> str:
-    return str(screen.query_one(wid, Static).render())
+    widget = screen.query_one(wid)
+    if isinstance(widget, Markdown):
+        return widget.source  # the TCO body: rendered as Markdown, read back as its text
+    return str(widget.render())
 
 
 async def _suggested(pilot) -> SuggestScreen:
@@ -165,7 +168,11 @@ def test_tco_names_missing_prices_and_bad_fields(catalog, tmp_path):
     )
     kw = dict(years=3, pue="1.2", utilization="0.5", kwh_price="0.3", cloud_gpu_hour="2")
     out = tco_for_build(b, evaluate(b, catalog), catalog, prices_path=str(partial), **kw)
-    assert out.result is None and CHASSIS in out.problem
+    # parts without a price: named one by one, running costs still computed, no break-even
+    assert out.problem is None and out.result is not None
+    assert out.result.inputs.purchase_price is None and out.result.break_even_month is None
+    assert out.result.power_cost_month is not None and out.result.cloud_cost_month is not None
+    assert set(out.quote.missing) == {CHASSIS, "NVIDIA-L4-24GB"}
     bad = {**kw, "pue": "0.5"}
     out = tco_for_build(b, evaluate(b, catalog), catalog, prices_path=PRICES, **bad)
     assert out.result is None and out.problem.startswith("PUE")
@@ -222,3 +229,50 @@ def test_cluster_plan_is_shown_when_no_single_server_fits(catalog):
     assert "## Cluster" in text and f"{s.nodes} x {s.build.chassis}" in text
     head, rows = table(result.suggestions, None)
     assert f" x{s.nodes}" in rows[0] and len(rows[0]) <= 78
+
+
+async def test_tco_names_each_part_without_a_price_and_saves_to_a_shown_path(
+    make_app, catalog, tmp_path, monkeypatch
+):
+    """The example list lacks a part the build has: the screen names it (per part, in the
+    prices table), still shows the power and cloud costs, renders Markdown, and the saved
+    file's toast gives its absolute path."""
+    b = Build(chassis=CHASSIS, slots={gpu_slots(catalog, 1)[0]: "NVIDIA-L4-24GB"})
+    partial = tmp_path / "p.toml"
+    partial.write_text(
+        f'[meta]\ncurrency = "EUR"\n\n[[price]]\nsku = "{CHASSIS}"\nprice = 1000\n', "utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    app = make_app(build=b)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f8")
+        await pilot.pause()
+        tco = app.screen
+        assert isinstance(tco, TcoScreen)
+        tco.query_one("#tco-prices", Input).value = str(partial)
+        tco.query_one("#tco-kwh", Input).value = "0.3"
+        tco.query_one("#tco-kwh", Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        summary = _text(tco, "#tco-summary")
+        assert "Purchase price unknown" in summary and "NVIDIA-L4-24GB" in summary, summary
+        body = _text(tco, "#tco-text")
+        assert f"| {CHASSIS} | 1 | 1,000 EUR | 1,000 EUR |" in body
+        assert "| NVIDIA-L4-24GB | 1 | **no price** | **no price** |" in body
+        assert "purchase: unknown" in body and "at 0.3 EUR/kWh" in body
+        assert "No Cloud per GPU-hour given" in body and "--cloud-gpu-hour" not in body
+        # Markdown is rendered (a table widget), not shown as raw pipes
+        assert tco.query_one("#tco-text", Markdown).query("MarkdownTable")
+        # save with a bare name: the prompt says where it goes, the toast the absolute path
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        where = str(app.screen.query_one("#path-where", Static).render())
+        assert str(tmp_path) in where
+        app.screen.query_one("#tco-save-path", Input).value = "quote-tco.md"
+        await pilot.press("enter")
+        await pilot.pause()
+        saved = tmp_path / "quote-tco.md"
+        assert "**no price**" in saved.read_text("utf-8")
+        said = [n.message for n in app._notifications]
+        assert any(f"Saved the TCO to {saved.resolve()}" in m for m in said), said

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -30,6 +32,11 @@ class PathPrompt(AppModal[str | None]):
         with Vertical(classes="dialog"):
             yield Static(self.TITLE_MARKUP, classes="dialog-title")
             yield Input(self.default, id=self.INPUT_ID, classes="path-input")
+            yield Static(
+                f"A name without a folder is saved in {Path.cwd()}",
+                classes="dialog-keys",
+                id="path-where",
+            )
             yield Static(
                 f"Enter: {self.VERB} · Esc: cancel · an existing file is only replaced after "
                 "you confirm",

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Footer, Input, Markdown, Select, Static
 
 from slotwise.engine.bom.items import gpu_inventory
 from slotwise.engine.build import Build
+from slotwise.engine.pricing import Quote
 from slotwise.engine.report import Report
 from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
 from slotwise.parts.catalog import Catalog
@@ -33,6 +34,8 @@ YEARS = (3, 4, 5)
 class TcoOutcome:
     result: TcoResult | None
     problem: str | None = None
+    quote: Quote | None = None  # the build priced line by line (parts without a price too)
+    origin: str = ""  # the price list it was priced from
 
 
 def _number(label: str, text: str, *, optional: bool) -> tuple[float | None, str | None]:
@@ -81,14 +84,10 @@ def tco_for_build(
         prices = load_prices(prices_path.strip(), offline=True)
     except PriceError as exc:
         return TcoOutcome(None, f"Price list file: {exc}")
+    # Parts without a price (often ones the app's own fixes fitted) do not stop the screen:
+    # the purchase price is unknown, each such part is named, the running costs still show.
     quote = quote_build(build, prices, catalog)
-    if quote.total is None:
-        return TcoOutcome(
-            None,
-            f"Purchase price unknown: {prices.origin or 'the price list'} has no price for "
-            + ", ".join(quote.missing)
-            + ". Add them to the list.",
-        )
+    origin = prices.origin or prices_path.strip()
     budget = report.budget("power") if report is not None else None
     if budget is None:
         return TcoOutcome(None, "The engine could not work out this build's power draw.")
@@ -113,13 +112,65 @@ def tco_for_build(
             "cloud_gpu_hour": "Cloud per GPU-hour",
         }
         field = names.get(str(err["loc"][0]), str(err["loc"][0]))
-        return TcoOutcome(None, f"{field}: {err['msg']}")
+        return TcoOutcome(None, f"{field}: {err['msg']}", quote, origin)
     result = compute_tco(inputs)
-    return TcoOutcome(result)
+    return TcoOutcome(result, None, quote, origin)
 
 
-def summary_line(result: TcoResult) -> str:
+def _fmt_money(x: float | None, currency: str) -> str:
+    return "**no price**" if x is None else f"{x:,.0f} {currency}"
+
+
+def prices_markdown(quote: Quote, origin: str) -> str:
+    """Every part of the build with its price from the list, or "no price" (the TCO screen's
+    first section; figures are engine.pricing's, this only lays them out)."""
+    cur = quote.currency
+    lines = [
+        f"## Prices from {origin}",
+        "",
+        "| part | qty | unit price | line |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for ln in quote.lines:
+        lines.append(
+            f"| {ln.sku} | {ln.qty} | {_fmt_money(ln.unit_price, cur)} | "
+            f"{_fmt_money(ln.total, cur)} |"
+        )
+    lines.append("")
+    if quote.missing:
+        lines.append(
+            f"{len(quote.missing)} part(s) have no price in {origin}: "
+            + ", ".join(quote.missing)
+            + ". Add a price for each to the list (TOML `[[price]]` sku/price, or a CSV row "
+            "sku,price,currency) to get the purchase price and the break-even month; the "
+            f"priced parts come to {quote.known_total:,.0f} {cur}."
+        )
+    else:
+        lines.append(f"Purchase price: {quote.known_total:,.0f} {cur}.")
+    if quote.example:
+        lines.append("")
+        lines.append("EXAMPLE prices: the list says they are made up, not a quote.")
+    return "\n".join(lines) + "\n"
+
+
+def outcome_markdown(outcome: TcoOutcome) -> str:
+    """What the screen shows and saves: the prices, then engine.tco's section."""
+    parts = []
+    if outcome.quote is not None:
+        parts.append(prices_markdown(outcome.quote, outcome.origin))
+    if outcome.result is not None:
+        parts.append(app_words(tco_markdown(outcome.result)))
+    return "\n".join(parts)
+
+
+def summary_line(result: TcoResult, quote: Quote | None = None) -> str:
     """The answer first: the break-even month, or why there is none."""
+    if quote is not None and quote.missing:
+        n = len(quote.missing)
+        return (
+            f"✗ Purchase price unknown: {n} part{'s' if n > 1 else ''} without a price "
+            f"({', '.join(quote.missing)}); see Prices below. Running costs are shown."
+        )
     if result.break_even_month is not None and result.break_even_month <= result.months:
         return f"✓ Owning becomes cheaper than the cloud in month {result.break_even_month}."
     if result.break_even_month is not None:
@@ -154,6 +205,7 @@ class TcoScreen(AppScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.result: TcoResult | None = None
+        self.markdown = ""  # what the body shows and Ctrl+S saves
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -186,7 +238,7 @@ class TcoScreen(AppScreen[None]):
             yield Input(placeholder="unknown", type="number", compact=True, id="tco-cloud")
         yield Static("", id="tco-summary")
         with VerticalScroll(id="tco-body"):
-            yield Static("", id="tco-text")
+            yield Markdown("", id="tco-text")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -211,15 +263,16 @@ class TcoScreen(AppScreen[None]):
             prices_path=self._val("#tco-prices"),
         )
         summary = self.query_one("#tco-summary", Static)
-        body = self.query_one("#tco-text", Static)
+        body = self.query_one("#tco-text", Markdown)
         self.result = outcome.result
+        self.markdown = outcome_markdown(outcome) if outcome.result is not None else ""
         if outcome.result is None:
             summary.update(Text(f"✗ {outcome.problem}"))
-            body.update("")
+            body.update(prices_markdown(outcome.quote, outcome.origin) if outcome.quote else "")
             return
         self.post_message(PricesPathChosen(self._val("#tco-prices").strip()))
-        summary.update(Text(summary_line(outcome.result)))
-        body.update(Text(app_words(tco_markdown(outcome.result))))
+        summary.update(Text(summary_line(outcome.result, outcome.quote)))
+        body.update(self.markdown)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -236,7 +289,7 @@ class TcoScreen(AppScreen[None]):
         if self.result is None:
             self.notify("Nothing to save yet: fix the inputs first.", severity="warning")
             return
-        markdown = app_words(tco_markdown(self.result))
+        markdown = self.markdown
         stem = (
             Path(self.app.bom_path).stem if self.app.bom_path else self.app.history.current.chassis
         )
@@ -263,6 +316,8 @@ class TcoScreen(AppScreen[None]):
         self.app.push_screen(SaveMarkdownScreen(default), chosen)
 
     def _write(self, path, markdown: str, *, overwrite: bool) -> None:
+        from pathlib import Path
+
         from slotwise.engine.atomic import atomic_write_text
         from slotwise.tui.screens.message import ErrorScreen
 
@@ -276,7 +331,7 @@ class TcoScreen(AppScreen[None]):
                 )
             )
             return
-        self.notify(f"Saved the TCO to {path}")
+        self.notify(f"Saved the TCO to {Path(path).expanduser().resolve()}", timeout=6)
 
     def action_close(self) -> None:
         self.dismiss(None)
