@@ -178,3 +178,38 @@ def test_cli_estimates_every_real_copy(key, capsys):
     data = json.loads(out)
     assert data["memory_per_gpu"]["total_bytes"] > 0
     assert data["params"] == count_params(load(key)).total
+
+
+# ------------------------------------------------------------------ LoRA on Mamba mixers
+
+
+def test_all_linear_lora_adapts_the_mamba_projections():
+    """PEFT "all-linear" adapts every nn.Linear but the output layer; a Mamba-1 layer's are
+    in_proj (h -> 2d), x_proj (d -> dt_rank + 2N), dt_proj (dt_rank -> d) and out_proj (d -> h).
+    LoRA r adds r (in + out) per Linear (Hu et al. 2021).  Attention names match nothing."""
+    from slotwise.engine.estimate.params import linear_params_by_module, lora_params
+
+    arch = load("mamba-2.8b-hf")
+    h, d, n, r = 2560, 5120, 16, 160
+    per_layer = (h + 2 * d) + (d + r + 2 * n) + (r + d) + (d + h)
+    all_linear = ("q", "k", "v", "o", "gate", "up", "down")
+    assert lora_params(arch, all_linear, 8) == 64 * 8 * per_layer
+    assert lora_params(arch, ("q", "v"), 8) == 0
+    # Every Linear (QLoRA quantizes them all) plus conv, A_log, D, dt bias, norms, embedding
+    # is the whole model.
+    c = count_params(arch)
+    linears = sum(s.weights for shapes in linear_params_by_module(arch).values() for s in shapes)
+    rest = 64 * (d * 4 + d + d * n + d) + 64 * h + h + c.embedding  # conv+bias, A_log, D; norms
+    assert linears + rest == c.total
+
+
+def test_nemotron_h_all_linear_counts_attention_mlp_and_mamba2_projections():
+    from slotwise.engine.estimate.params import lora_params
+
+    arch = load("nemotron-h-56b")
+    h, d, g, n, heads = 8192, 256 * 64, 8, 256, 256
+    mamba = (h + 2 * d + 2 * g * n + heads) + (d + h)
+    attn = 2 * (h + 64 * 128) + 2 * (h + 8 * 128)  # q, o; k, v
+    mlp = 2 * (h + 32768)  # up, down
+    all_linear = ("q", "k", "v", "o", "gate", "up", "down")
+    assert lora_params(arch, all_linear, 4) == 4 * (54 * mamba + 10 * attn + 54 * mlp)

@@ -293,7 +293,8 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
     has no ``gate``.  Fused checkpoints (GPT-2 ``c_attn``, NeoX ``query_key_value``, Phi-3
     ``qkv_proj``) are listed as their q/k/v parts; LoRA on the fused matrix has the same
     ``r x in`` A-matrix once instead of three times, a difference under 1 % of the adapter.
-    Mamba mixers' projections are not LoRA targets here.  Whether a LoRA library can adapt the
+    ``ssm`` lists the Mamba mixers' projections (no attention/MLP name; only "all-linear"
+    adapts them, see :func:`lora_params`).  Whether a LoRA library can adapt the
     experts depends on its version (recent ``transformers`` store experts as fused 3-D
     parameters, not Linears), so for MoE models the expert entries are an upper bound on what
     "all-linear" adapts.
@@ -314,6 +315,7 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
         down.append(LinearShape(f"{prefix}down_proj", inter, h, count, bias))
 
     ffn("mlp.", arch.intermediate_size, dense, arch.mlp_bias)
+    out["ssm"] = _ssm_linears(arch)
     if moe:
         n = moe * (arch.num_experts or 0)
         inter = expert_intermediate(arch)
@@ -331,17 +333,45 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
     return out
 
 
+def _ssm_linears(arch: ModelPreset) -> tuple[LinearShape, ...]:
+    """The Mamba mixers' Linear layers (``MambaMixer``: in_proj, x_proj, dt_proj, out_proj;
+    ``Mamba2Mixer`` / ``NemotronHMamba2Mixer``: in_proj, out_proj), over every Mamba layer."""
+    s = arch.ssm
+    layers = sum(1 for m in arch.layer_types or () if m.startswith("mamba"))
+    if s is None or not layers:
+        return ()
+    h, d, n = arch.hidden_size, s.d_inner, s.state_size
+    if s.version == 1:
+        return (
+            LinearShape("in_proj", h, 2 * d, layers, s.proj_bias),
+            LinearShape("x_proj", d, s.dt_rank + 2 * n, layers),
+            LinearShape("dt_proj", s.dt_rank, d, layers, True),
+            LinearShape("out_proj", d, h, layers, s.proj_bias),
+        )
+    proj = 2 * d + 2 * s.n_groups * n + s.n_heads
+    return (
+        LinearShape("in_proj", h, proj, layers, s.proj_bias),
+        LinearShape("out_proj", d, h, layers, s.proj_bias),
+    )
+
+
 def lora_params(arch: ModelPreset, targets: tuple[str, ...] | list[str], rank: int) -> int:
     """Trainable LoRA weights for ``targets`` (subset of q,k,v,o,gate,up,down) at ``rank``.
 
     LoRA (Hu et al. 2021, arXiv:2106.09685) adds A (in x r) and B (r x out) per adapted Linear.
+    The full set of seven is PEFT's ``target_modules="all-linear"``, which adapts every
+    ``nn.Linear`` except the output layer (``peft.tuners.tuners_utils``
+    ``_maybe_include_all_linear_layers``): for Mamba and hybrid models that includes the Mamba
+    mixers' projections, which have no attention/MLP name.
     """
     by_mod = linear_params_by_module(arch)
     total = 0
     for t in dict.fromkeys(targets):
-        if t not in by_mod:
+        if t not in LORA_MODULE_NAMES:
             raise ValueError(f"unknown LoRA target {t!r}; use {', '.join(LORA_MODULE_NAMES)}")
         total += sum(s.lora_params(rank) for s in by_mod[t])
+    if set(LORA_MODULE_NAMES) <= set(targets):
+        total += sum(s.lora_params(rank) for s in by_mod["ssm"])
     return total
 
 
