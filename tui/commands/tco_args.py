@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import argparse
 
+from slotwise.engine.tco import TcoInputs
 from slotwise.tui.commands.workload_args import _positive_float, _positive_int
+
+
+def _limits(name: str) -> tuple[float, float]:
+    """(lowest, highest) the engine's TcoInputs accepts for ``name``: the flags check the same
+    range the model does, so the two cannot drift apart."""
+    lo, hi = float("-inf"), float("inf")
+    for rule in TcoInputs.model_fields[name].metadata:
+        lo = float(getattr(rule, "ge", getattr(rule, "gt", lo)))
+        hi = float(getattr(rule, "le", hi))
+    return lo, hi
 
 
 def fraction(text: str) -> float:
     value = _positive_float(text)
-    if value > 1:
+    if value > _limits("utilization")[1]:
         raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1 (e.g. 0.7)")
     return value
 
@@ -30,15 +41,19 @@ def non_negative(text: str) -> float:
 
 def pue(text: str) -> float:
     value = _positive_float(text)
-    if not 1 <= value <= 5:
-        raise argparse.ArgumentTypeError(f"{text!r}: a PUE is between 1.0 and 5 (e.g. 1.4)")
+    lo, hi = _limits("pue")
+    if not lo <= value <= hi:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a PUE is between {lo:.1f} and {hi:g} (e.g. 1.4)"
+        )
     return value
 
 
 def years(text: str) -> int:
     value = _positive_int(text)
-    if value > 10:
-        raise argparse.ArgumentTypeError(f"{text!r}: give 1 to 10 years")
+    lo, hi = _limits("years")
+    if not lo <= value <= hi:
+        raise argparse.ArgumentTypeError(f"{text!r}: give {lo:g} to {hi:g} years")
     return value
 
 
