@@ -121,3 +121,33 @@ async def test_chooser_keys_are_on_one_hint_line_and_typing_postpones_the_load(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, BuildScreen)
+
+
+def test_first_frame_loads_no_pydantic_and_no_engine(tmp_path):
+    """Up to the chooser's first frame (when the deferred catalog load is armed) nothing heavy
+    is imported: a module imported on the way (e.g. the size notice's message screen pulling
+    in the engine's input labels) would put pydantic back before the first frame."""
+    code = f"""
+import asyncio, sys
+import slotwise.tui.app as A
+seen = {{}}
+def armed(self):
+    seen["mods"] = sorted(
+        m for m in ("pydantic", "slotwise.engine.build", "slotwise.parts.catalog",
+                    "slotwise.engine.inputs", "slotwise.engine.report")
+        if m in sys.modules
+    )
+A.SlotwiseApp.start_deferred_load = armed
+async def main():
+    app = A.SlotwiseApp(state_dir={str(tmp_path)!r})
+    async with app.run_test(size=(80, 24)):
+        for _ in range(30000):
+            if seen:
+                break
+            await asyncio.sleep(0.001)
+        app.exit()
+asyncio.run(main())
+print(seen.get("mods", "never armed"))
+"""
+    out = subprocess.check_output([sys.executable, "-c", code], cwd=ROOT, text=True, timeout=120)
+    assert out.strip() == "[]"

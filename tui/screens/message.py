@@ -7,7 +7,6 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from slotwise.tui.input_labels import app_words
 from slotwise.tui.screens.base import AppModal
 
 
@@ -21,7 +20,11 @@ class ErrorScreen(AppModal[None]):
     def __init__(self, title: str, message: str, fatal: bool = False) -> None:
         super().__init__()
         self.title_text = title
-        self.message = app_words(message)  # engine text names inputs: the app's labels
+        # Engine text names inputs: the app's labels.  Imported here: this module is loaded
+        # before the first frame (the terminal-size notice) and input_labels pulls in pydantic.
+        from slotwise.tui.input_labels import app_words
+
+        self.message = app_words(message)
         self.fatal = fatal
 
     def compose(self) -> ComposeResult:
