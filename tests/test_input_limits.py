@@ -544,10 +544,12 @@ def test_trickling_price_server_is_cut_off(faulty, monkeypatch):
         load_prices(f"{faulty.url}/body/deep")
 
 
-def test_absurd_layer_count_is_refused_before_any_per_layer_list(tmp_path):
-    """Found by the fuzzer: a family mapper built one entry per layer for 10^19 layers."""
+@pytest.mark.parametrize("layers", [10**19, 1e308])
+def test_absurd_layer_count_is_refused_before_any_per_layer_list(tmp_path, layers):
+    """Found by the fuzzer: a family mapper built one entry per layer for 10^19 layers (and, as
+    a JSON float, 1e308: fuzz case config:585)."""
     cfg = tmp_path / "config.json"
-    cfg.write_text(json.dumps({**LLAMA, "model_type": "gemma2", "num_hidden_layers": 10**19}))
+    cfg.write_text(json.dumps({**LLAMA, "model_type": "gemma2", "num_hidden_layers": layers}))
     t0 = time.monotonic()
     with pytest.raises(ModelResolveError, match="more than the 4096 layers"):
         finishes(lambda: resolve_arch(Workload(config=str(cfg)), CAT, offline=True), 20)

@@ -42,6 +42,17 @@ EXPECTED_IDS = {
     "gemma-2-9b",
     "gemma-2-27b",
     "deepseek-v3",
+    "qwen3-32b",
+    "qwen3-30b-a3b",
+    "qwen3-235b-a22b",
+    "llama-3.3-70b",
+    "gpt-oss-20b",
+    "gpt-oss-120b",
+    "deepseek-r1-distill-qwen-32b",
+    "deepseek-r1-distill-llama-70b",
+    "gemma-3-27b",
+    "phi-4",
+    "mistral-small-24b",
 }
 
 
@@ -151,10 +162,11 @@ def test_tied_embeddings_have_no_lm_head(models):
 
 
 def test_dense_models_active_equals_total(models):
+    """A vision tower (extra_params, Gemma 3) is not part of a text token's forward pass."""
     for m in models.values():
         c = count_params(m)
         if not m.num_experts:
-            assert c.active == c.total and not c.is_moe
+            assert c.active == c.total - m.extra_params and not c.is_moe
 
 
 @pytest.mark.parametrize("sku", sorted(EXPECTED_IDS))
@@ -170,8 +182,15 @@ def test_linear_shapes_agree_with_count(models, sku):
             m.num_experts if m.model_type == "deepseek_v3" else 0
         )
         extra += c.moe_layers * router
+    if c.moe_layers and m.router_bias:  # gpt-oss: a bias per expert on the router
+        extra += c.moe_layers * m.num_experts
     if m.kv_lora_rank:
         extra += m.num_hidden_layers * ((m.q_lora_rank or 0) + m.kv_lora_rank)
+    if m.qk_norm == "head":  # Qwen3, Gemma 3: one head_dim RMSNorm weight each for q and k
+        extra += c.attention_layers * 2 * head_dim(m)
+    if m.attention_sinks:  # gpt-oss: one learned sink per attention head
+        extra += c.attention_layers * m.num_attention_heads
+    extra += m.extra_params  # a vision tower and projector (Gemma 3)
     assert linears + extra + c.embedding + c.lm_head + c.norms == c.total
 
 
@@ -256,3 +275,37 @@ def test_moe_active_between_dense_part_and_total(arch, experts, data):
     one = count_params(moe.model_copy(update={"num_experts": 1, "num_experts_per_tok": 1}))
     dense = count_params(arch)
     assert one.total == dense.total + arch.num_hidden_layers * arch.hidden_size
+
+
+# gpt-oss model card (arXiv:2508.10925) Table 1 counts the unembedding as active but not the
+# input embedding; count_params().active includes the input embedding, so it is subtracted.
+@pytest.mark.parametrize(("sku", "active_b"), [("gpt-oss-20b", 3.61), ("gpt-oss-120b", 5.13)])
+def test_gpt_oss_active_without_input_embedding_within_1pct(models, sku, active_b):
+    m = models[sku]
+    c = count_params(m)
+    assert m.published_active_params_b == active_b
+    assert (c.active - c.embedding) / 1e9 == pytest.approx(active_b, rel=0.01)
+
+
+def test_qwen3_moe_active_and_shape(models):
+    big = count_params(models["qwen3-235b-a22b"])
+    assert big.active / 1e9 == pytest.approx(22.0, rel=0.01)
+    small = models["qwen3-30b-a3b"]
+    # Keras Hub's qwen3_moe_30b_a3b preset states 30,532,122,624 parameters.
+    assert count_params(small).total == 30_532_122_624
+    assert (small.num_experts, small.num_experts_per_tok) == (128, 8)
+
+
+def test_exact_counts_from_checkpoint_sizes(models):
+    """phi-4: model.safetensors.index.json total_size 29,319,014,400 bytes in BF16; Mistral Small
+    3: 23,572,403,200 text parameters counted on the meta device (both cited in the notes)."""
+    assert count_params(models["phi-4"]).total * 2 == 29_319_014_400
+    assert count_params(models["mistral-small-24b"]).total == 23_572_403_200
+
+
+def test_gemma3_counts_the_vision_tower(models):
+    """Gemma 3 report Table 1 (27B): vision 417M, embedding 1,416M, non-embedding 25,600M."""
+    m = models["gemma-3-27b"]
+    c = count_params(m)
+    assert m.extra_params / 1e6 == pytest.approx(417, rel=0.02)
+    assert c.embedding / 1e6 == pytest.approx(1416, rel=0.01)

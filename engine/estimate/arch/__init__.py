@@ -140,8 +140,9 @@ MAX_LAYERS = 4096
 
 def _check_layer_counts(text: dict[str, Any], source: str) -> None:
     for key, value in text.items():
-        is_count = isinstance(value, int) and not isinstance(value, bool)
-        if "layer" in key and is_count and value > MAX_LAYERS:
+        # A float counts too: JSON's 1e308 is a whole number to the reader (fuzz config:585).
+        is_count = isinstance(value, int | float) and not isinstance(value, bool)
+        if "layer" in key and is_count and not value <= MAX_LAYERS:
             raise ArchConfigError(
                 f"{source}: {key} = {shorten(value)} is more than the {MAX_LAYERS} layers a "
                 "model can have; check the file"
