@@ -268,6 +268,9 @@ class Cpu(Record):
     memory_channels: MemoryChannels | None = None
     memory_mts_1dpc: MemoryMTs | None = None
     memory_mts_2dpc: MemoryMTs | None = None
+    mrdimm_mts: MemoryMTs | Literal[0] | None = Field(
+        None, description="MRDIMM (MCR DIMM) speed it runs; 0: takes none; None: not known"
+    )
     max_sockets: Socket | None = None
 
 

@@ -61,3 +61,47 @@ def test_host_memory_vs_gpu_memory():
     assert f.severity == "info"
     assert_edit_fixes(mid, f)
     assert not of_rule(run(base_build()), "memory.host_vs_gpu")  # 1,536 GB for 564 GB
+
+
+def _with_dimm(build, sku: str, count: int):
+    return build.with_(dimm=sku, dimm_count=count)
+
+
+def test_mrdimm_is_an_error_on_a_cpu_that_takes_none():
+    """MRDIMMs need a Xeon 6 P-core controller; the X13 (4th/5th Gen Xeon) records carry
+    mrdimm_mts = 0, so an MRDIMM there is the wrong DIMM type, not a capped speed."""
+    from fixtures_catalog.helpers import bundled_catalog
+
+    from slotwise.engine.build import Build
+    from slotwise.engine.evaluate import evaluate
+
+    cat = bundled_catalog()
+    b = Build(chassis="SYS-521GE-TNRT", cpu="XEON-8480+", cpu_count=2)
+    r = evaluate(_with_dimm(b, "DDR5-8800-256GB-MRDIMM", 16), cat)
+    (f,) = [f for f in r.findings if f.rule == "memory.wrong_type"]
+    assert f.severity == "error" and "Xeon 6" in f.message
+    ok = evaluate(_with_dimm(b, "DDR5-4800-256GB-RDIMM", 16), cat)
+    assert not [f for f in ok.findings if f.rule == "memory.wrong_type"]
+
+
+def test_mrdimm_runs_at_the_cpus_mrdimm_speed():
+    from fixtures_catalog.helpers import bundled_catalog
+
+    from slotwise.engine.build import Build
+    from slotwise.engine.evaluate import evaluate
+
+    cat = bundled_catalog()
+    # Xeon 6776P: MRDIMM 8000 (heise) -> an 8800 MRDIMM is capped at 8000, not at DDR5-6400.
+    b = Build(chassis="SYS-822GS-NBRT", cpu="XEON-6776P", cpu_count=2)
+    r = evaluate(_with_dimm(b, "DDR5-8800-256GB-MRDIMM", 16), cat)
+    capped = [f for f in r.findings if f.rule == "memory.speed_capped"]
+    assert capped and "8000 MT/s" in capped[0].message
+    assert not [f for f in r.findings if f.rule == "memory.wrong_type"]
+    # Xeon 6962P: MRDIMM 8800 -> no cap.
+    b2 = Build(chassis="SYS-522GA-NRT", cpu="XEON-6962P", cpu_count=2)
+    r2 = evaluate(_with_dimm(b2, "DDR5-8800-256GB-MRDIMM", 24), cat)
+    assert not [f for f in r2.findings if f.rule in ("memory.speed_capped", "memory.wrong_type")]
+    # Xeon 6767P: not known -> said so (not verified), never OK by silence.
+    b3 = Build(chassis="SYS-822GS-NBRT", cpu="XEON-6767P", cpu_count=2)
+    r3 = evaluate(_with_dimm(b3, "DDR5-8800-256GB-MRDIMM", 16), cat)
+    assert any("not verified" in f.message for f in r3.findings if f.rule == "memory.speed_capped")

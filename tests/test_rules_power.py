@@ -200,8 +200,8 @@ def test_chassis_scheme_redundancy_and_the_looser_user_choice():
 
 def test_eight_h200_nvl_in_421ge_tnrt_at_low_line_is_never_ok():
     """The issue's case: 8 x H200 NVL in SYS-421GE-TNRT (2700 W PSUs, low-line rating unknown)
-    at 100-127 V.  DC draw (8 x 600 + 2 x 350 + 32 x 10 + 2 x 25) x 1.3138 = 5,870 x 1.3138 =
-    7,712.0 W.  Even at the inlet bound (127 V x 16 A = 2,032 W a unit) N+1 of 4 gives 6,096 W:
+    at 100-127 V.  DC draw (8 x 600 + 2 x 350 + 32 x 10 + 2 x 25 + the on-board X710-AT2 at its
+    25 W bound) x 1.3138 = 5,895 x 1.3138 = 7,744.9 W.  Even at the inlet bound (127 V x 16 A = 2,032 W a unit) N+1 of 4 gives 6,096 W:
     an error whose fix is 200-240 V (3 x 2,700 = 8,100 W carries it)."""
     from fixtures_catalog.helpers import bundled_catalog
 
@@ -213,7 +213,8 @@ def test_eight_h200_nvl_in_421ge_tnrt_at_low_line_is_never_ok():
     )
     b = loaded.build.with_(env=Environment(input_voltage="100-127", redundancy="N+1"))
     r = evaluate(b, bundled_catalog())
-    assert round(r.budget("power").used, 1) == round(5870 * 1.3138, 1) == 7712.0
+    assert round(r.budget("power").used, 1) == round(5895 * 1.3138, 1) == 7744.9
+    assert ("1 x INTEL-X710-AT2-ONBOARD (on board)", 25.0) in r.budget("power").parts
     f = one(r, "power.redundancy")
     assert f.severity == "error" and "6,096 W" in f.message
     assert f.edit[0].op == "set_env" and f.edit[0].env.input_voltage == "200-240"

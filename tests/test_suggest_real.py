@@ -78,3 +78,48 @@ def test_real_low_line_uses_rated_psus_or_says_why(cat):
         assert evaluate(s.build, cat).errors == 0
     if not res.suggestions:
         assert any("100-127" in reason for reason, _ in res.rejected)
+
+
+def test_priced_parts_are_preferred_when_a_price_list_is_loaded(cat):
+    """The example price list has no MRDIMM (nor 256 GB RDIMM) price: with it loaded, suggest
+    fits priced DIMMs wherever a priced option meets the memory need, and every unpriced part it
+    still had to use is named in price_missing.  Without a price list the choice is unchanged
+    (power first), so the priced-first order only applies when there is something to quote."""
+    from pathlib import Path
+
+    from slotwise.engine.pricing import load_prices
+
+    prices = load_prices(str(Path(__file__).parents[1] / "examples" / "prices-example.toml"))
+    assert prices.price("DDR5-8800-256GB-MRDIMM") is None
+    wl = Workload(model="llama-3.1-70b", method="inference")
+    cons = Constraints(chassis=("SYS-522GA-NRT", "SYS-521GE-TNRT"))
+    res = suggest(wl, cat, cons, objective="gpus", limit=4, prices=prices)
+    assert res.suggestions
+    for s in res.suggestions:
+        assert prices.price(s.build.dimm) is not None, s.build.dimm
+        missing = set(s.quote.missing) if s.quote else set()
+        for sku in (s.build.dimm, s.build.cpu, s.build.psu):
+            assert (prices.price(sku) is None) == (sku in missing)
+    plain = suggest(wl, cat, cons, objective="gpus", limit=4)
+    assert [s.build.chassis for s in plain.suggestions]
+    for s in plain.suggestions:  # MRDIMMs only on CPUs recorded to run them
+        d = cat.dimms[s.build.dimm]
+        assert d.type != "DDR5 MRDIMM" or cat.cpus[s.build.cpu].mrdimm_mts
+
+
+def test_an_unpriced_part_sorts_after_every_priced_one(cat):
+    """The order behind the preference: with only the 256 GB RDIMM priced, it leads the DIMM
+    options for the 'gpus' objective although it draws twice the power of the unpriced 32-128 GB
+    modules (power first would put it last); without a price list power first still holds."""
+    from slotwise.engine.pricing import PriceEntry, PriceList
+    from slotwise.engine.suggest.fill_in import dimm_options
+
+    ch, cpu = cat.chassis["SYS-522GA-NRT"], cat.cpus["XEON-6960P"]
+    only = PriceList(
+        currency="USD",
+        entries={"DDR5-4800-256GB-RDIMM": PriceEntry(sku="DDR5-4800-256GB-RDIMM", price=2000)},
+    )
+    first = dimm_options(ch, cpu, 2, cat, "gpus", only)[0][0]
+    assert first.sku == "DDR5-4800-256GB-RDIMM"
+    plain = dimm_options(ch, cpu, 2, cat, "gpus", None)[0][0]
+    assert plain.power_w == 10 and plain.capacity_gb < 256

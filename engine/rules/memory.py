@@ -6,6 +6,10 @@ every channel of every socket holds the same DIMMs (Intel/Supermicro population 
 channels symmetrically, one DIMM per channel before two).  At two DIMMs per channel the CPU's
 supported speed drops (``Cpu.memory_mts_2dpc``, e.g. 4400 MT/s on 4th Gen Xeon, reference S50).
 
+MRDIMMs (MCR DIMMs) run only on Xeon 6 P-core memory controllers, at the CPU's own MRDIMM speed
+(``Cpu.mrdimm_mts``: 8800 MT/s on the 6900P parts, 8000 on the 6776P, heise's Xeon 6 table,
+https://heise.de/-10395118); a CPU recorded as taking none (4th/5th Gen Xeon) makes one an error.
+
 Host vs GPU memory: NVIDIA's DGX H100 / H200 carry 2 TB of system memory (32 DIMMs) for 640 GB
 (DGX H100, 3.2x) or 1,128 GB (DGX H200, 1.8x) of GPU memory (NVIDIA DGX H100/H200 user guide,
 hardware overview: https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html).
@@ -21,6 +25,7 @@ from slotwise.engine.report import Severity
 from slotwise.engine.rules.common import finding
 from slotwise.engine.rules.context import Ctx
 from slotwise.engine.rules.family import RuleFamily
+from slotwise.parts.schema import Cpu, Dimm
 
 #: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
 #: and what each checks.
@@ -30,7 +35,7 @@ FAMILY = RuleFamily(
         "memory.no_dimms": "no system memory",
         "memory.unknown_dimm": "DIMM SKU not in the catalog",
         "memory.dimm_not_listed": "DIMM not on the chassis' validated list",
-        "memory.wrong_type": "DDR4 DIMM on a DDR5 platform",
+        "memory.wrong_type": "DIMM type the platform does not take (DDR4, or MRDIMM without Xeon 6)",
         "memory.unknown_slots": "chassis DIMM slot count unknown",
         "memory.too_many_dimms": "more DIMMs than slots",
         "memory.unknown_channels": "CPU memory channel count unknown",
@@ -50,6 +55,14 @@ def balanced_counts(channels: int, sockets: int, slots: int | None) -> list[int]
     step = channels * sockets
     top = slots if slots is not None else step * 2
     return [n for n in range(step, top + 1, step)]
+
+
+def _speed_cap(cpu: Cpu, dimm: Dimm) -> int | None:
+    """The speed ``cpu`` runs this kind of DIMM at one per channel: its MRDIMM speed for an
+    MRDIMM (``Cpu.mrdimm_mts``), else its DDR5 1DPC speed; None when unknown."""
+    if dimm.type == "DDR5 MRDIMM":
+        return cpu.mrdimm_mts or None
+    return cpu.memory_mts_1dpc
 
 
 def _pick_dimm(ctx: Ctx) -> str | None:
@@ -124,6 +137,28 @@ def check(ctx: Ctx) -> None:
                 f"{dimm.sku} is DDR4; {ch.sku}'s {ch.family} platform takes DDR5 only",
                 parts=(dimm.sku,),
                 fix="use DDR5 RDIMMs",
+            )
+        )
+    if dimm.type == "DDR5 MRDIMM" and cpu is not None and cpu.mrdimm_mts == 0:
+        ctx.add(
+            finding(
+                "memory.wrong_type",
+                "error",
+                f"{dimm.sku} is an MRDIMM (MCR DIMM); {cpu.sku} ({cpu.family}) takes none: "
+                "MRDIMMs need a Xeon 6 P-core memory controller",
+                parts=(dimm.sku, cpu.sku),
+                fix="use DDR5 RDIMMs",
+            )
+        )
+    elif dimm.type == "DDR5 MRDIMM" and cpu is not None and cpu.mrdimm_mts is None:
+        ctx.add(
+            finding(
+                "memory.speed_capped",
+                "info",
+                f"could not check {dimm.sku}: whether {cpu.sku} runs MRDIMMs, and at what "
+                "speed, is not in the catalog (not verified)",
+                parts=(cpu.sku, dimm.sku),
+                fix="add mrdimm_mts (with its source) to the CPU record",
             )
         )
     if slots is None:
@@ -205,13 +240,14 @@ def check(ctx: Ctx) -> None:
                         fix="one DIMM per channel with larger DIMMs keeps full speed",
                     )
                 )
-        elif cpu is not None and cpu.memory_mts_1dpc and dimm.speed_mts > cpu.memory_mts_1dpc:
+        elif cpu is not None and (cap := _speed_cap(cpu, dimm)) and dimm.speed_mts > cap:
             ctx.add(
                 finding(
                     "memory.speed_capped",
                     "info",
-                    f"{dimm.sku} is rated {dimm.speed_mts} MT/s; {cpu.sku} runs memory at "
-                    f"{cpu.memory_mts_1dpc} MT/s (1 DIMM per channel)",
+                    f"{dimm.sku} is rated {dimm.speed_mts} MT/s; {cpu.sku} runs "
+                    f"{'MRDIMMs' if dimm.type == 'DDR5 MRDIMM' else 'memory'} at {cap} MT/s "
+                    "(1 DIMM per channel)",
                     parts=(cpu.sku, dimm.sku),
                     fix="fine; a slower (cheaper) DIMM gives the same speed",
                 )

@@ -49,7 +49,7 @@ from slotwise.engine.report import Budget, PowerFigures
 from slotwise.engine.rules.common import finding, watts
 from slotwise.engine.rules.context import Ctx
 from slotwise.engine.rules.family import RuleFamily
-from slotwise.parts.schema import Psu
+from slotwise.parts.schema import Nic, Psu
 
 #: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
 #: and what each checks.
@@ -168,6 +168,15 @@ def draw_detail(ctx: Ctx) -> DrawDetail:
             d.unknown.append(f"{cnt} x {sku} (power unknown)")
         else:
             add(f"{cnt} x {sku}", nic.power_w * cnt, nic.power_method)
+    # NICs built into the chassis (onboard_nics) draw power too; they are not in a slot.
+    onb_n: dict[str, tuple[Nic, int]] = {}
+    for _, nic in ctx.onboard_nics:
+        onb_n[nic.sku] = (nic, onb_n.get(nic.sku, (nic, 0))[1] + 1)
+    for sku, (nic, cnt) in onb_n.items():
+        if nic.power_w is None:
+            d.unknown.append(f"{cnt} x {sku} on board (power unknown)")
+        else:
+            add(f"{cnt} x {sku} (on board)", nic.power_w * cnt, nic.power_method)
     ch = ctx.chassis
     if ch.system_overhead_w is not None:
         add(f"{ch.sku} fans, board, BMC", ch.system_overhead_w)

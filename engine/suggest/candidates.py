@@ -28,6 +28,7 @@ from slotwise.engine.suggest.ranking import (
     part_metric,
     ranking_key,
     time_metric,
+    unpriced,
 )
 from slotwise.engine.suggest.results import Constraints, Estimator, Evaluator, SuggestError
 from slotwise.engine.workload import Workload
@@ -167,10 +168,17 @@ def nic_choice(ctx: SearchContext) -> list[Nic]:
     ]
     if ctx.objective in ("price", "power"):
         return sorted(nics, key=lambda n: part_metric(n, ctx.objective, ctx.prices))
-    # gpus/time: the common 400G rail per GPU first, then faster, then lower power
+    # gpus/time: priced first (a price list is loaded), then the common 400G rail per GPU,
+    # then faster, then lower power
     return sorted(
         nics,
-        key=lambda n: (abs(n.port_gbps - 400), -n.port_gbps, n.power_w or INF, n.sku),
+        key=lambda n: (
+            unpriced(n.sku, ctx.prices),
+            abs(n.port_gbps - 400),
+            -n.port_gbps,
+            n.power_w or INF,
+            n.sku,
+        ),
     )
 
 

@@ -54,6 +54,8 @@ def dimm_options(
     dimms = [catalog.dimms[s] for s in ch.dimm_skus if s in catalog.dimms]
     if not dimms:
         dimms = [d for d in catalog.dimms.values() if d.type.startswith("DDR5")]
+    # MRDIMMs only where the CPU is known to run them (engine.rules.memory)
+    dimms = [d for d in dimms if d.type != "DDR5 MRDIMM" or cpu.mrdimm_mts]
     slots = ch.dimm_slots
     per_fill = (cpu.memory_channels or 0) * sockets
     counts: list[int] = []
@@ -71,7 +73,7 @@ def dimm_options(
     def key(o: tuple[Dimm, int]) -> tuple:
         d, n = o
         m = part_metric(d, objective, prices, n)
-        return (*m[:2], d.capacity_gb * n, n, -d.speed_mts, d.sku)
+        return (*m[:3], d.capacity_gb * n, n, -d.speed_mts, d.sku)
 
     return sorted(opts, key=key)
 
@@ -104,7 +106,7 @@ def drives_for(ch: Chassis, catalog: Catalog, objective: str, prices) -> tuple[D
             if d.form_factor == bay.form_factor and d.interface in bay.interfaces
         ]
         if fits:
-            d = min(fits, key=lambda d: (*part_metric(d, objective, prices)[:2], d.capacity_tb))
+            d = min(fits, key=lambda d: (*part_metric(d, objective, prices)[:3], d.capacity_tb))
             return (DriveFit(bay=bay.id, sku=d.sku, count=min(2, bay.count)),)
     return ()
 
@@ -141,6 +143,9 @@ def draw_estimate(build: Build, catalog: Catalog) -> float:
             add(bb.gpu_sku, bb.gpu_count)
             w += bb.board_power_w or 0
     ch = catalog.chassis.get(build.chassis)
+    if ch:  # NICs built into the chassis, as engine.rules.power counts them
+        for onb in ch.onboard_nics:
+            add(onb.sku, onb.count)
     if ch and ch.system_overhead_w:
         w += ch.system_overhead_w
     elif ch:

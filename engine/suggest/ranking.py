@@ -19,13 +19,22 @@ def power_of(part: Any) -> float | None:
     return getattr(part, "tdp_w", None) or getattr(part, "power_w", None)
 
 
+def unpriced(sku: str, prices: PriceList | None) -> int:
+    """1 when a price list is loaded and has no price for ``sku``: such a part sorts after every
+    priced one, so a quote is complete whenever the list allows (an unpriced part is still
+    chosen when no priced one fits, and the candidate then names it in ``price_missing``)."""
+    return int(prices is not None and prices.price(sku) is None)
+
+
 def part_metric(part: Any, objective: str, prices: PriceList | None, qty: int = 1) -> tuple:
-    """Sort key for choosing a supporting part: price first for 'price', else power first."""
+    """Sort key for choosing a supporting part: priced before unpriced (when a price list is
+    loaded), then price first for 'price', else power first."""
     price = prices.price(part.sku) if prices else None
     p = INF if price is None else price * qty
     w = power_of(part)
     w = INF if w is None else w * qty
-    return (p, w, part.sku) if objective == "price" else (w, p, part.sku)
+    first = unpriced(part.sku, prices)
+    return (first, p, w, part.sku) if objective == "price" else (first, w, p, part.sku)
 
 
 def time_metric(est: Estimate, workload: Workload) -> float:
