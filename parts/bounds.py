@@ -145,6 +145,12 @@ MemoryMTs = Annotated[
     int_range(100, 20_000, "MT/s", "DIMM speed (DDR5 MRDIMM tops out near 8,800)"),
     StrictNumber,
 ]
+#: MRDIMM speed a CPU runs; 0 = it takes no MRDIMMs (4th/5th Gen Xeon).
+MrdimmMTs = Annotated[
+    int,
+    int_range(0, 20_000, "MT/s", "MRDIMM speed, 0 for a CPU that takes none"),
+    StrictNumber,
+]
 
 # ------------------------------------------------------------------------------ compute
 

@@ -40,6 +40,7 @@ from slotwise.parts.bounds import (
     ModelLayers,
     ModelWidth,
     ModelWidthOrZero,
+    MrdimmMTs,
     NicPorts,
     NormsPerLayer,
     NvswitchCount,
@@ -268,7 +269,7 @@ class Cpu(Record):
     memory_channels: MemoryChannels | None = None
     memory_mts_1dpc: MemoryMTs | None = None
     memory_mts_2dpc: MemoryMTs | None = None
-    mrdimm_mts: MemoryMTs | Literal[0] | None = Field(
+    mrdimm_mts: MrdimmMTs | None = Field(
         None, description="MRDIMM (MCR DIMM) speed it runs; 0: takes none; None: not known"
     )
     max_sockets: Socket | None = None
