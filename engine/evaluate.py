@@ -13,22 +13,10 @@ from collections.abc import Callable
 
 from slotwise.engine.build import Build
 from slotwise.engine.report import Finding, Report, sort_findings
-from slotwise.engine.rules import (
-    cooling,
-    lanes,
-    load_guard,
-    memory,
-    network,
-    nvlink,
-    platform,
-    power,
-    slots,
-    storage,
-    workload_fit,
-)
+from slotwise.engine.rules import load_guard
 from slotwise.engine.rules.context import Ctx, chassis_index
 from slotwise.engine.rules.family import evaluation_order
-from slotwise.engine.rules.ids import RULE_FAMILIES
+from slotwise.engine.rules.ids import RULE_FAMILIES, RULE_MODULES
 from slotwise.engine.verdict import verdict
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog, onboard_nics
@@ -39,21 +27,7 @@ from slotwise.parts.schema import Gpu, Nic
 # their budgets in the report), moved only where one declares it reads what another computed
 # (``RuleFamily.after``: cooling after power for the heat, network after workload_fit for the
 # estimate).
-_CHECKS: dict[str, Callable[[Ctx], None]] = {
-    m.FAMILY.name: m.check
-    for m in (
-        platform,
-        slots,
-        lanes,
-        nvlink,
-        memory,
-        power,
-        cooling,
-        storage,
-        workload_fit,
-        network,
-    )
-}
+_CHECKS: dict[str, Callable[[Ctx], None]] = {m.FAMILY.name: m.check for m in RULE_MODULES}
 FAMILIES: tuple[tuple[str, Callable[[Ctx], None]], ...] = tuple(
     (family.name, _CHECKS[family.name]) for family in evaluation_order(RULE_FAMILIES)
 )

@@ -30,23 +30,22 @@ EVALUATE_RULES: dict[str, str] = {
     INTERNAL_RULE: "a rule failed on this build (a bug): the report is incomplete",
 }
 
-#: Every rule family, in the order it is listed for evaluation (engine.evaluate derives the
-#: order it runs them in from this and their declared dependencies).
-RULE_FAMILIES: tuple[RuleFamily, ...] = tuple(
-    m.FAMILY
-    for m in (
-        platform,
-        slots,
-        lanes,
-        nvlink,
-        memory,
-        power,
-        cooling,
-        storage,
-        workload_fit,
-        network,
-    )
+#: Every rule module (its ``FAMILY`` and its ``check``), in the order it is listed for
+#: evaluation (engine.evaluate derives the order it runs them in from this and their declared
+#: dependencies).
+RULE_MODULES = (
+    platform,
+    slots,
+    lanes,
+    nvlink,
+    memory,
+    power,
+    cooling,
+    storage,
+    workload_fit,
+    network,
 )
+RULE_FAMILIES: tuple[RuleFamily, ...] = tuple(m.FAMILY for m in RULE_MODULES)
 
 RULES: dict[str, str] = {
     **{rid: what for fam in RULE_FAMILIES for rid, what in fam.rules.items()},
