@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, StringConstraints, field_validator, model_validator
 
 from slotwise.engine.inputs import ref
 from slotwise.parts.bounds import (
@@ -27,6 +27,21 @@ Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
 Offload = Literal["none", "optimizer", "params"]
 Parallel = Literal["ddp", "zero1", "zero2", "zero3"]
 ServingEngine = Literal["optimized", "eager"]
+Loss = Literal["full", "chunked"]
+CheckpointMode = Literal["full", "selective"]
+
+# The values each choice accepts, for the front ends (the CLI's choices, the app's selects).
+METHODS: tuple[str, ...] = get_args(Method)
+PRECISIONS: tuple[str, ...] = get_args(Precision)
+OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
+OFFLOADS: tuple[str, ...] = get_args(Offload)
+SERVING_ENGINES: tuple[str, ...] = get_args(ServingEngine)
+LOSSES: tuple[str, ...] = get_args(Loss)
+CHECKPOINT_MODES: tuple[str, ...] = get_args(CheckpointMode)
+#: Other names of a data-parallel mode: PyTorch FSDP's full sharding is ZeRO stage 3 (Zhao et
+#: al. 2023, "PyTorch FSDP", VLDB, section 3: FULL_SHARD "corresponds to ZeRO-3").
+PARALLEL_ALIASES: dict[str, str] = {"fsdp": "zero3"}
+PARALLELS: tuple[str, ...] = (*get_args(Parallel), *PARALLEL_ALIASES)
 
 LORA_TARGET_SETS: dict[str, tuple[str, ...]] = {
     "qv": ("q", "v"),
@@ -77,12 +92,12 @@ class Workload(BaseModel):
     # How the loss is computed: "full" = the whole tokens x vocab logits upcast to fp32 (Hugging
     # Face transformers / TRL / PEFT); "chunked" = the output projection and cross-entropy run in
     # chunks (torchtune CEWithChunkedOutputLoss). None = "full".
-    loss: Literal["full", "chunked"] | None = None
+    loss: Loss | None = None
     # Which activations a recomputed layer keeps: "full" = only each layer's input (HF
     # gradient_checkpointing, torchtune, litgpt FSDP); "selective" = torchtitan's op-level SAC
     # (every other matmul output and the attention output kept) / Megatron selective recompute.
     # None = "full".  Only used when checkpointing is on.
-    checkpoint_mode: Literal["full", "selective"] | None = None
+    checkpoint_mode: CheckpointMode | None = None
     # Saved activations moved to CPU memory during the forward (torchtune
     # enable_activation_offloading, DeepSpeed activation checkpoint cpu offload). None = off.
     activation_offload: bool | None = None
@@ -110,6 +125,12 @@ class Workload(BaseModel):
     tokens_per_user_s: TokenRate | None = None
     output_len: ContextTokens | None = None
     serving_engine: ServingEngine | None = None
+
+    @field_validator("parallel", mode="before")
+    @classmethod
+    def _parallel_alias(cls, value: object) -> object:
+        """``fsdp`` is another name for ``zero3`` (every front end and BOM accepts it)."""
+        return PARALLEL_ALIASES.get(value, value) if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _check(self) -> Workload:

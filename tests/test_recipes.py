@@ -142,3 +142,18 @@ def test_bad_recipe_is_a_usage_error():
     ns.recipe = "megatrain"
     with pytest.raises(UsageError, match="--recipe"):
         workload_from_args(ns)
+
+
+def test_choices_come_from_the_engine_and_fsdp_is_zero3_everywhere():
+    """One list per choice (engine.workload): the CLI offers exactly those values, and the fsdp
+    alias is resolved by the Workload model itself, so a BOM or the app can use it too."""
+    from typing import get_args
+
+    from slotwise.engine.workload import PARALLELS, Parallel
+
+    p = argparse.ArgumentParser()
+    add_workload_flags(p)
+    choices = {a.dest: tuple(a.choices) for a in p._actions if a.choices is not None}
+    assert choices["parallel"] == PARALLELS == (*get_args(Parallel), "fsdp")
+    assert Workload(model="llama-2-7b", method="full", parallel="fsdp").parallel == "zero3"
+    assert workload_from_args(_args("--method", "full", "--parallel", "fsdp")).parallel == "zero3"

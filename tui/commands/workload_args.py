@@ -12,18 +12,19 @@ import argparse
 from pydantic import ValidationError
 
 from slotwise.engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
-from slotwise.engine.workload import Workload
+from slotwise.engine.workload import (
+    CHECKPOINT_MODES,
+    LOSSES,
+    METHODS,
+    OFFLOADS,
+    OPTIMIZERS,
+    PARALLELS,
+    PRECISIONS,
+    SERVING_ENGINES,
+    Workload,
+)
 from slotwise.engine.workload_text import WorkloadTextError, parse_field
 from slotwise.tui.cli import UsageError
-
-METHODS = ("inference", "lora", "qlora", "full", "pretrain")
-PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
-OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
-OFFLOADS = ("none", "optimizer", "params")
-PARALLELS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
-LOSSES = ("full", "chunked")
-SERVING_ENGINES = ("optimized", "eager")
-CHECKPOINT_MODES = ("full", "selective")
 
 # argparse dest -> Workload field, for error messages that name the flag the user typed.
 _FLAG_OF_FIELD = {
@@ -304,7 +305,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
             fields[dest] = value
     parallel = getattr(args, "parallel", None)
     if parallel is not None:
-        fields["parallel"] = "zero3" if parallel == "fsdp" else parallel
+        fields["parallel"] = parallel  # Workload maps the fsdp alias
     try:
         fields = apply_recipe(fields, getattr(args, "recipe", None))
     except RecipeError as exc:

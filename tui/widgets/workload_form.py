@@ -15,8 +15,6 @@ does not parse is reported next to the form (field name and what to type), never
 
 from __future__ import annotations
 
-from typing import get_args
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, Vertical, VerticalScroll
@@ -26,17 +24,24 @@ from textual.widgets import Input, Label, Select, Static
 from slotwise.engine.estimate.recipes import RECIPE_NAMES
 from slotwise.engine.report import Report
 from slotwise.engine.verdict import verdict
-from slotwise.engine.workload import LORA_MODULES, LORA_TARGET_SETS, Workload
+from slotwise.engine.workload import (
+    LORA_MODULES,
+    LORA_TARGET_SETS,
+    LOSSES,
+    METHODS,
+    OFFLOADS,
+    OPTIMIZERS,
+    PRECISIONS,
+    SERVING_ENGINES,
+    Workload,
+)
 from slotwise.engine.workload_text import WorkloadTextError, build_workload, parse_field
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.widgets.budgets import budget_text, fmt_amount
 from slotwise.tui.widgets.findings import finding_text
 from slotwise.tui.widgets.preset_select import PresetSelect
 
-METHODS = ("inference", "lora", "qlora", "full", "pretrain")
-PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
-OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd")
-OFFLOAD = ("none", "optimizer", "params")
+OFFLOAD = OFFLOADS
 CHECKPOINTING = (
     ("auto (on for training)", "auto"),
     ("on, full", "on"),
@@ -60,23 +65,14 @@ PARALLEL = (
     ("ddp", "ddp"),
     ("zero1", "zero1"),
     ("zero2", "zero2"),
-    ("zero3 / fsdp", "zero3"),
+    ("zero3 / fsdp", "zero3"),  # engine.workload.PARALLEL_ALIASES
 )
 LORA_TARGETS_HELP = f"{', '.join(LORA_TARGET_SETS)} or a comma list of {','.join(LORA_MODULES)}"
 
 
-def _literal_values(annotation) -> tuple[str, ...]:
-    """The strings a ``Literal[...] | None`` field accepts (read from the engine's model)."""
-    if isinstance(annotation, str):
-        return (annotation,)
-    return tuple(v for a in get_args(annotation) for v in _literal_values(a))
-
-
-# Loss implementations come from engine.workload.Workload.loss; blank (None) = the engine's default.
-LOSSES = _literal_values(Workload.model_fields["loss"].annotation)
+# Loss implementations and serving engines come from engine.workload; blank (None) = the
+# engine's default.
 LOSS_CHOICES = (("default", "default"), *((v, v) for v in LOSSES))
-# Serving engines from engine.workload.Workload.serving_engine; blank (None) = "optimized".
-SERVING_ENGINES = _literal_values(Workload.model_fields["serving_engine"].annotation)
 # Workload field -> the form's label, so validation messages name what the user sees.
 FIELD_LABELS = {
     "seq_len": "Sequence length",
