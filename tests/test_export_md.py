@@ -171,6 +171,17 @@ def test_tco_section_shows_inputs_and_break_even(capsys, catalog, tmp_path):
     section = md[md.index("## Total cost of ownership") : md.index("## Findings")]
     years = re.findall(r"^\| (\d+) \| ", section, re.M)
     assert years == ["1", "2", "3", "4"]  # a row per year
+    # one TCO for a build, two uses: an unpriced part stops the export's section, while the
+    # app's screen (unpriced_ok) still shows running costs with the purchase price unknown
+    some = {k: e.price for k, e in pl.entries.items() if k != build.chassis}
+    params = TcoParams(years=4, kwh_price=0.15, cloud_gpu_hour=2)
+    strict = tco_for_build(build, catalog, report, some, "USD", params)
+    assert strict.result is None and strict.missing_prices == (build.chassis,)
+    lenient = tco_for_build(build, catalog, report, some, "USD", params, unpriced_ok=True)
+    assert lenient.missing_prices == (build.chassis,) and lenient.result is not None
+    assert lenient.result.inputs.purchase_price is None
+    assert lenient.result.break_even_month is None
+    assert lenient.result.power_cost_month is not None
 
 
 def test_tco_missing_prices_names_skus_and_gives_no_total(capsys):

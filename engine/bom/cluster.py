@@ -211,11 +211,19 @@ def tco_for_build(
     prices: Mapping[str, float],
     currency: str,
     params: TcoParams,
+    *,
+    unpriced_ok: bool = False,
 ) -> BuildTco:
-    """TCO of the build as saved (one server): purchase = the sum of its priced line items."""
+    """TCO of the build as saved (one server): purchase = the sum of its priced line items.
+
+    A part without a price stops it (``missing_prices`` names them), unless ``unpriced_ok``:
+    then the purchase price is unknown (no break-even month) and the running costs are still
+    computed, with the unpriced parts named beside the result (the app's TCO screen).  Bad
+    parameters raise pydantic's ValidationError on ``TcoInputs`` (field ranges).
+    """
     items = line_items(build, catalog, prices)
     missing = tuple(i.sku for i in items if i.unit_price is None)
-    if missing:
+    if missing and not unpriced_ok:
         return BuildTco(missing_prices=missing)
     node_w = wall_power(report)
     if node_w is None:
@@ -224,7 +232,7 @@ def tco_for_build(
     if gpus < 1:
         return BuildTco(problem="the build has no GPUs to compare with cloud GPU-hours")
     inp = TcoInputs(
-        purchase_price=sum(i.extended_price or 0.0 for i in items),
+        purchase_price=None if missing else sum(i.extended_price or 0.0 for i in items),
         power_w=node_w,
         gpus=gpus,
         years=params.years,
@@ -234,4 +242,4 @@ def tco_for_build(
         cloud_gpu_hour=params.cloud_gpu_hour,
         currency=currency,
     )
-    return BuildTco(result=compute_tco(inp))
+    return BuildTco(result=compute_tco(inp), missing_prices=missing)

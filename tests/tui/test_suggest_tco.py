@@ -12,7 +12,7 @@ from slotwise.engine.workload import Workload
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.confirm import ConfirmScreen
 from slotwise.tui.screens.suggest import SuggestScreen, parse_request
-from slotwise.tui.screens.tco import TcoScreen, tco_for_build
+from slotwise.tui.screens.tco import TcoScreen, tco_from_form
 
 PRICES = str(Path(__file__).resolve().parents[2] / "examples" / "prices-example.toml")
 WORKLOAD = Workload(model="llama-3.1-8b", method="lora")
@@ -167,25 +167,25 @@ def test_tco_names_missing_prices_and_bad_fields(catalog, tmp_path):
         '[meta]\ncurrency = "EUR"\n\n[[price]]\nsku = "NOT-IN-BUILD"\nprice = 1\n', "utf-8"
     )
     kw = dict(years=3, pue="1.2", utilization="0.5", kwh_price="0.3", cloud_gpu_hour="2")
-    out = tco_for_build(b, evaluate(b, catalog), catalog, prices_path=str(partial), **kw)
+    out = tco_from_form(b, evaluate(b, catalog), catalog, prices_path=str(partial), **kw)
     # parts without a price: named one by one, running costs still computed, no break-even
     assert out.problem is None and out.result is not None
     assert out.result.inputs.purchase_price is None and out.result.break_even_month is None
     assert out.result.power_cost_month is not None and out.result.cloud_cost_month is not None
     assert set(out.quote.missing) == {CHASSIS, "NVIDIA-L4-24GB"}
     bad = {**kw, "pue": "0.5"}
-    out = tco_for_build(b, evaluate(b, catalog), catalog, prices_path=PRICES, **bad)
+    out = tco_from_form(b, evaluate(b, catalog), catalog, prices_path=PRICES, **bad)
     assert out.result is None and out.problem.startswith("PUE")
-    out = tco_for_build(
+    out = tco_from_form(
         b, evaluate(b, catalog), catalog, prices_path=str(tmp_path / "no.toml"), **kw
     )
     assert out.result is None and out.problem.startswith("Price list file")
-    out = tco_for_build(b, evaluate(b, catalog), catalog, prices_path=PRICES, **kw)
+    out = tco_from_form(b, evaluate(b, catalog), catalog, prices_path=PRICES, **kw)
     assert out.result is not None and out.result.inputs.gpus == 1
     # TCO energy is priced on the worst case at the wall (AC, PSU losses included)
     assert out.result.inputs.power_w == evaluate(b, catalog).power.worst_ac_w
     no_gpu = Build(chassis=CHASSIS)
-    out = tco_for_build(no_gpu, evaluate(no_gpu, catalog), catalog, prices_path=PRICES, **kw)
+    out = tco_from_form(no_gpu, evaluate(no_gpu, catalog), catalog, prices_path=PRICES, **kw)
     assert out.result is None and "no GPUs" in out.problem
 
 

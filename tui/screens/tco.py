@@ -15,11 +15,11 @@ from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
 from textual.widgets import Footer, Input, Markdown, Select, Static
 
-from slotwise.engine.bom.items import gpu_inventory
+from slotwise.engine.bom.cluster import TcoParams, tco_for_build
 from slotwise.engine.build import Build
 from slotwise.engine.pricing import Quote
 from slotwise.engine.report import Report
-from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
+from slotwise.engine.tco import TcoResult, tco_markdown
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.app import PricesPathChosen
 from slotwise.tui.input_labels import app_words
@@ -48,7 +48,7 @@ def _number(label: str, text: str, *, optional: bool) -> tuple[float | None, str
         return None, f"{label}: {text!r} is not a number"
 
 
-def tco_for_build(
+def tco_from_form(
     build: Build,
     report: Report | None,
     catalog: Catalog,
@@ -60,7 +60,7 @@ def tco_for_build(
     cloud_gpu_hour: str,
     prices_path: str,
 ) -> TcoOutcome:
-    """Parse the form, price the build, and run engine.tco; a problem names the field."""
+    """Parse the form and run the engine's TCO for the build; a problem names the field."""
     from pydantic import ValidationError
 
     from slotwise.engine.pricing import PriceError, load_prices, quote_build
@@ -88,20 +88,17 @@ def tco_for_build(
     # the purchase price is unknown, each such part is named, the running costs still show.
     quote = quote_build(build, prices, catalog)
     origin = prices.origin or prices_path.strip()
-    budget = report.budget("power") if report is not None else None
-    if budget is None:
+    if report is None:
         return TcoOutcome(None, "The engine could not work out this build's power draw.")
-    gpus, _memory = gpu_inventory(build, catalog)  # the engine's count, as the BOM's
-    if gpus < 1:
-        return TcoOutcome(None, "This build has no GPUs: fit some on the map first.")
     try:
-        inputs = TcoInputs(
-            purchase_price=quote.total,
-            power_w=report.power.worst_ac_w if report.power is not None else budget.used,
-            gpus=gpus,
-            years=years,
-            currency=prices.currency,
-            **parsed,
+        outcome = tco_for_build(
+            build,
+            catalog,
+            report,
+            {sku: e.price for sku, e in prices.entries.items()},
+            prices.currency,
+            TcoParams(years=years, **parsed),
+            unpriced_ok=True,
         )
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -113,8 +110,10 @@ def tco_for_build(
         }
         field = names.get(str(err["loc"][0]), str(err["loc"][0]))
         return TcoOutcome(None, f"{field}: {err['msg']}", quote, origin)
-    result = compute_tco(inputs)
-    return TcoOutcome(result, None, quote, origin)
+    if outcome.result is None:
+        problem = outcome.problem or "the build could not be priced"
+        return TcoOutcome(None, problem[0].upper() + problem[1:] + ".", quote, origin)
+    return TcoOutcome(outcome.result, None, quote, origin)
 
 
 def _fmt_money(x: float | None, currency: str) -> str:
@@ -251,7 +250,7 @@ class TcoScreen(AppScreen[None]):
 
     def action_run(self) -> None:
         app = self.app
-        outcome = tco_for_build(
+        outcome = tco_from_form(
             app.history.current,
             app.report,
             app.catalog,
