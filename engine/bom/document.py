@@ -90,6 +90,7 @@ from slotwise.parts.safe_io import (
     shorten_path,
     shorten_text,
 )
+from slotwise.parts.schema import Chassis
 
 SCHEMA_VERSION = 1
 HEADER = (
@@ -545,6 +546,53 @@ def import_bom(text: str, catalog: Catalog, *, filename: str = "<bom>") -> Loade
 
 
 def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
+    """Read every table of a parsed BOM; each section's problems go to ``r`` (none is fatal
+    except a missing chassis, which leaves ``build`` None)."""
+    _check_top_keys(data, r)
+    schema_version = _read_schema(data, r)
+    meta = _read_meta(data, r)
+    chassis = _read_chassis(data, r)
+    ch = r.catalog.chassis.get(chassis or "")
+    fields: dict[str, Any] = _read_parts(data, r)
+    fields["slots"] = _read_slots(data, r, ch)
+    fields["bridges"] = _read_bridges(data, r, ch)
+    fields["drives"] = _read_drives(data, r, ch)
+    workload = _read_workload(data, r)
+    if workload is not None:
+        fields["workload"] = workload
+
+    # --- derived tables: keep the prices, check the rest is not stale
+    prices, currency, price_note = _read_pricing(r, data)
+
+    build: Build | None = None
+    if chassis is not None:
+        try:
+            build = canonical_build(Build(chassis=chassis, **fields), r.catalog)
+        except ValidationError as exc:  # each part was checked above; this is a safety net
+            for err in exc.errors():
+                r.add(
+                    "bom.bad_value",
+                    ".".join(str(x) for x in err["loc"]) or None,
+                    _clean(err["msg"]),
+                    fix="correct the value; the build was not loaded",
+                )
+        else:
+            _check_line_items(r, data, build)
+
+    return LoadedBom(
+        filename=r.filename,
+        build=build,
+        meta=meta,
+        problems=tuple(sorted(r.problems, key=lambda p: (p.line is None, p.line or 0))),
+        prices=prices,
+        currency=currency,
+        price_note=price_note,
+        schema_version=schema_version,
+    )
+
+
+def _check_top_keys(data: dict[str, Any], r: _Reader) -> None:
+    """Every top-level key must be one the format knows."""
     for key in data:
         if key not in TOP_KEYS:
             r.add(
@@ -554,7 +602,9 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
                 fix="remove it or correct the spelling; known fields: " + ", ".join(TOP_KEYS),
             )
 
-    # --- schema
+
+def _read_schema(data: dict[str, Any], r: _Reader) -> int | None:
+    """The schema version the file declares (None when missing or unreadable)."""
     schema = data.get("schema")
     schema_version: int | None = None
     if schema is None:
@@ -578,7 +628,11 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
     else:
         schema_version = schema
 
-    # --- meta
+    return schema_version
+
+
+def _read_meta(data: dict[str, Any], r: _Reader) -> BomMeta:
+    """[meta] (who, when, notes); defaults when absent or unreadable."""
     meta = BomMeta()
     raw_meta = data.get("meta")
     if raw_meta is not None:
@@ -586,7 +640,11 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
         if got is not None:
             meta = got
 
-    # --- chassis
+    return meta
+
+
+def _read_chassis(data: dict[str, Any], r: _Reader) -> str | None:
+    """The [chassis] table's SKU (None when missing or unusable)."""
     chassis: str | None = None
     raw_ch = data.get("chassis")
     if raw_ch is None:
@@ -623,9 +681,12 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
             chassis = sku
             r.sku(sku, ("chassis",), "chassis", "chassis.sku")
 
-    fields: dict[str, Any] = {}
+    return chassis
 
-    # --- environment
+
+def _read_parts(data: dict[str, Any], r: _Reader) -> dict[str, Any]:
+    """[environment], the counted parts (CPUs, DIMMs, PSUs) and [baseboard] as Build fields."""
+    fields: dict[str, Any] = {}
     if "environment" in data:
         env = r.model(Environment, data["environment"], "environment")
         if env is not None:
@@ -648,8 +709,11 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
             fields["baseboard"] = got.sku
             r.sku(got.sku, ("baseboard",), "baseboard", "baseboard.sku")
 
-    # --- slots
-    ch = r.catalog.chassis.get(chassis or "")
+    return fields
+
+
+def _read_slots(data: dict[str, Any], r: _Reader, ch: Chassis | None) -> dict[str, str]:
+    """[slots]: slot id -> card SKU, kept even where the chassis lacks the slot (a finding)."""
     slot_ids = {s.id for s in ch.slots} if ch else set()
     raw_slots = data.get("slots")
     slots: dict[str, str] = {}
@@ -686,9 +750,13 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
                         fix="use one of the slots " + ", ".join(s.id for s in ch.slots),
                         parts=(sku,),
                     )
-    fields["slots"] = slots
 
-    # --- bridges and drives (arrays of tables)
+    return slots
+
+
+def _read_bridges(data: dict[str, Any], r: _Reader, ch: Chassis | None) -> tuple[BridgeFit, ...]:
+    """[[bridges]]: each bridge's SKU and the slots it joins (checked against the chassis)."""
+    slot_ids = {s.id for s in ch.slots} if ch else set()
     bridges: list[BridgeFit] = []
     for i, raw in enumerate(_array(r, data, "bridges")):
         br = r.model(BridgeFit, raw, f"bridges[{i}]")
@@ -706,8 +774,12 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
                         fix=f"join slots of the chassis ({ref('part_details', 'chassis')})",
                         parts=(br.sku,),
                     )
-    fields["bridges"] = tuple(bridges)
 
+    return tuple(bridges)
+
+
+def _read_drives(data: dict[str, Any], r: _Reader, ch: Chassis | None) -> tuple[DriveFit, ...]:
+    """[[drives]]: each drive's SKU and bay (checked against the chassis' bays)."""
     drives: list[DriveFit] = []
     bay_ids = {b.id for b in ch.drive_bays} if ch else set()
     for i, raw in enumerate(_array(r, data, "drives")):
@@ -724,44 +796,20 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
                 fix="use one of the bays " + (", ".join(sorted(bay_ids)) or "(none listed)"),
                 parts=(d.sku,),
             )
-    fields["drives"] = tuple(drives)
 
-    # --- workload
+    return tuple(drives)
+
+
+def _read_workload(data: dict[str, Any], r: _Reader) -> Workload | None:
+    """[workload], validated; a model preset the catalog lacks is reported."""
     if "workload" in data:
         wl = r.model(Workload, data["workload"], "workload")
         if wl is not None:
-            fields["workload"] = wl
             if wl.model and wl.model not in r.catalog.models:
                 r.sku(wl.model, ("model",), "model preset", "workload.model")
 
-    # --- derived tables: keep the prices, check the rest is not stale
-    prices, currency, price_note = _read_pricing(r, data)
-
-    build: Build | None = None
-    if chassis is not None:
-        try:
-            build = canonical_build(Build(chassis=chassis, **fields), r.catalog)
-        except ValidationError as exc:  # each part was checked above; this is a safety net
-            for err in exc.errors():
-                r.add(
-                    "bom.bad_value",
-                    ".".join(str(x) for x in err["loc"]) or None,
-                    _clean(err["msg"]),
-                    fix="correct the value; the build was not loaded",
-                )
-        else:
-            _check_line_items(r, data, build)
-
-    return LoadedBom(
-        filename=r.filename,
-        build=build,
-        meta=meta,
-        problems=tuple(sorted(r.problems, key=lambda p: (p.line is None, p.line or 0))),
-        prices=prices,
-        currency=currency,
-        price_note=price_note,
-        schema_version=schema_version,
-    )
+            return wl
+    return None
 
 
 class _Counted(BaseModel):
