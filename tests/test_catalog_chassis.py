@@ -33,6 +33,7 @@ EXPECTED_CHASSIS = {
     "SYS-422GA-NBRT-LCC",
     "SYS-822GS-NBRT",
     "SYS-822GS-NB3RT",
+    "SYS-422GS-NBRT-LCC",
 }
 
 # sku -> (x16 slots, max double-width GPUs, max single-width GPUs)
@@ -52,6 +53,7 @@ HGX_NIC_SLOTS = {
     "SYS-422GA-NBRT-LCC": 10,
     "SYS-822GS-NBRT": 10,
     "SYS-822GS-NB3RT": 2,
+    "SYS-422GS-NBRT-LCC": 10,
 }
 
 
@@ -448,3 +450,13 @@ def test_audited_hgx_b200_chassis_figures(chassis) -> None:
     # SYS-A22GA-NBRT's rack height is only inferred from its X13 sibling: left unknown.
     a22 = chassis["SYS-A22GA-NBRT"]
     assert a22.form_factor_u is None and "10U" in (a22.notes or "")
+
+
+def test_sys_422gs_nbrt_lcc_exists_and_differs_from_the_422ga(chassis) -> None:
+    """The SKU the audit could not source: it is an MLPerf submitter's system and has a product
+    page; a Xeon 6700P (LGA-4710) HGX B200 in 4U with liquid cooling, 2+2 x 6.6 kW."""
+    gs = chassis["SYS-422GS-NBRT-LCC"]
+    assert gs.cooling == "liquid" and gs.form_factor_u == 4 and gs.confidence == "C"
+    assert (gs.psu_bays, gs.psu_redundancy, gs.dimm_slots, gs.cpu_max_tdp_w) == (4, "2+2", 32, 350)
+    assert "MLPerf" in (gs.notes or "") and "inferred" in gs.topology_note.lower()
+    assert set(gs.cpu_skus) != set(chassis["SYS-422GA-NBRT-LCC"].cpu_skus)
