@@ -572,3 +572,12 @@ def test_config_json_may_hold_python_infinity_but_counted_fields_must_be_finite(
     )
     with pytest.raises(ArchConfigError, match="hidden_size=inf"):
         arch_from_config(bad, source="c.json", name="c")
+
+
+def test_a_huge_unknown_model_type_is_not_echoed_whole(tmp_path):
+    """Found by the fuzzer (config:1649): a 100 kB model_type came back whole in the message."""
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({**LLAMA, "model_type": "\\" * 100_000}))
+    with pytest.raises(ModelResolveError) as info:
+        resolve_arch(Workload(config=str(cfg)), CAT, offline=True)
+    assert len(str(info.value)) < 20_000
