@@ -107,7 +107,7 @@ def family_of(model_type: str) -> Family | None:
 
 def _unknown(model_type: str, source: str) -> ArchConfigError:
     return ArchConfigError(
-        f"{source}: model_type {shorten(model_type)!r} is not a family slotwise can count, so its "
+        f"{source}: model_type {shorten(model_type)} is not a family slotwise can count, so its "
         "size and memory would be a guess. Known: "
         + ", ".join(sorted(KNOWN_MODEL_TYPES, key=str.lower))
         + f". Use a preset ({ref('model')}), a config.json of a known family, or, if the model is a "
