@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from slotwise.engine.build import Build
 from slotwise.engine.evaluate import evaluate
 from slotwise.tui.history import History
-from slotwise.tui.screens.picker_model import EMPTY, choices, edits_for, target_for
+from slotwise.tui.screens.picker_model import EMPTY, choices, edits_for, figures, target_for
 from slotwise.tui.widgets.map_rows import map_rows
 
 
@@ -124,3 +124,11 @@ def test_plain_modules_do_not_import_textual():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_picker_figures_say_unknown_nvlink_is_unknown(catalog):
+    """A GPU whose NVLink support no source gives is 'NVLink unknown', never 'no NVLink'."""
+    gpu = next(g for g in catalog.gpus.values() if g.nvlink == "bridge")
+    assert "NVLink bridge" in figures(gpu)
+    assert "NVLink unknown" in figures(gpu.model_copy(update={"nvlink": None}))
+    assert "no NVLink" in figures(gpu.model_copy(update={"nvlink": "none"}))

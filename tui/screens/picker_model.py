@@ -250,7 +250,7 @@ def figures(rec: Record) -> str:
             f"TDP {g('tdp_w', ' W') or 'unknown'}",
             f"{g('width_slots') or '?'}-wide",
             f"x{g('pcie_lanes') or '?'} G{g('pcie_gen') or '?'}",
-            f"NVLink {nv}" if nv and nv != "none" else "no NVLink",
+            "NVLink unknown" if nv is None else "no NVLink" if nv == "none" else f"NVLink {nv}",
         ]
     elif k == "nic":
         bits = [
