@@ -105,3 +105,23 @@ def test_mrdimm_runs_at_the_cpus_mrdimm_speed():
     b3 = Build(chassis="SYS-822GS-NBRT", cpu="XEON-6767P", cpu_count=2)
     r3 = evaluate(_with_dimm(b3, "DDR5-8800-256GB-MRDIMM", 16), cat)
     assert any("not verified" in f.message for f in r3.findings if f.rule == "memory.speed_capped")
+
+
+def test_the_no_dimms_fix_offers_a_dimm_the_cpu_runs_at_full_speed():
+    """On the bundled catalog: a Xeon 6 (DDR5-6400 at 1DPC) is offered DDR5-6400, a 4th Gen
+    Xeon (4800) DDR5-4800 — the slowest DIMM that loses no speed, not the alphabetically first."""
+    from slotwise.engine.build import Build
+    from slotwise.engine.evaluate import evaluate
+    from slotwise.parts.catalog import load_catalog
+
+    cat = load_catalog()
+    for chassis, cpu, want in (
+        ("SYS-422GA-NRT", "XEON-6980P", "DDR5-6400-"),
+        ("SYS-421GE-TNRT", "XEON-8480+", "DDR5-4800-"),
+    ):
+        assert cat.chassis[chassis].dimm_skus == ()  # no validated list: the rule chooses
+        report = evaluate(Build(chassis=chassis, cpu=cpu, cpu_count=2), cat)
+        (f,) = [x for x in report.findings if x.rule == "memory.no_dimms"]
+        (edit,) = f.edit
+        assert edit.sku.startswith(want) and cat.dimms[edit.sku].type == "DDR5 RDIMM"
+        assert cat.dimms[edit.sku].speed_mts >= cat.cpus[cpu].memory_mts_1dpc

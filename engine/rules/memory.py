@@ -66,10 +66,22 @@ def _speed_cap(cpu: Cpu, dimm: Dimm) -> int | None:
 
 
 def _pick_dimm(ctx: Ctx) -> str | None:
+    """The DIMM a fix offers: the chassis' first validated one; else a DDR5 RDIMM (what every
+    platform in the catalog takes) that the CPU runs at full speed, the slowest such (no speed
+    paid for and lost), then the smallest; with no CPU speed known, the fastest."""
     listed = [s for s in ctx.chassis.dimm_skus if s in ctx.catalog.dimms]
     if listed:
         return listed[0]
-    return min(ctx.catalog.dimms, default=None)
+    rdimms = [d for d in ctx.catalog.dimms.values() if d.type == "DDR5 RDIMM"]
+    if not rdimms:
+        return min(ctx.catalog.dimms, default=None)
+    cap = ctx.cpu.memory_mts_1dpc if ctx.cpu is not None else None
+
+    def preference(d: Dimm) -> tuple[bool, int, int, str]:
+        fast_enough = cap is not None and d.speed_mts >= cap
+        return (not fast_enough, d.speed_mts if fast_enough else -d.speed_mts, d.capacity_gb, d.sku)
+
+    return min(rdimms, key=preference).sku
 
 
 def check(ctx: Ctx) -> None:
