@@ -101,21 +101,27 @@ def default_links(
     without NVLink bridges through the CPU, one 400 Gb/s NIC per GPU between servers."""
     nic, nic_src = _nic(nic_gbps_per_gpu, None)
     if gpu.form == "sxm" and gpu.nvlink == "nvswitch" and gpu.nvlink_bw_gbs:
-        return Links(
-            island=max(1, gpus_per_server),
-            island_gbs=gpu.nvlink_bw_gbs / 2,
-            island_kind="nvswitch",
-            pcie_gbs=pcie_gbs(gpu),
-            pcie_path="switch",
-            nic_gbps_per_gpu=nic,
-            nic_source=nic_src,
-        )
+        return _nvswitch_links(gpu, gpus_per_server, gpu.nvlink_bw_gbs, nic, nic_src)
     return Links(
         island=1,
         island_gbs=None,
         island_kind="none",
         pcie_gbs=pcie_gbs(gpu),
         pcie_path="cpu",
+        nic_gbps_per_gpu=nic,
+        nic_source=nic_src,
+    )
+
+
+def _nvswitch_links(gpu: Gpu, gpus: int, nvlink_bw_gbs: float, nic: float, nic_src: str) -> Links:
+    """Every GPU of the server on the baseboard's NVSwitch (one island, half the bidirectional
+    NVLink figure each way), host traffic through the board's PCIe switches."""
+    return Links(
+        island=max(1, gpus),
+        island_gbs=nvlink_bw_gbs / 2,
+        island_kind="nvswitch",
+        pcie_gbs=pcie_gbs(gpu),
+        pcie_path="switch",
         nic_gbps_per_gpu=nic,
         nic_source=nic_src,
     )
@@ -135,15 +141,7 @@ def build_links(
     ``nic_gbps_total`` = the server's NIC ports added up (0: none fitted)."""
     nic, nic_src = _nic(nic_gbps_total / max(1, gpus) if nic_gbps_total else None, "build")
     if baseboard and gpu.nvlink_bw_gbs:
-        return Links(
-            island=max(1, gpus),
-            island_gbs=gpu.nvlink_bw_gbs / 2,
-            island_kind="nvswitch",
-            pcie_gbs=pcie_gbs(gpu),
-            pcie_path="switch",
-            nic_gbps_per_gpu=nic,
-            nic_source=nic_src,
-        )
+        return _nvswitch_links(gpu, gpus, gpu.nvlink_bw_gbs, nic, nic_src)
     path: Literal["switch", "cpu"] = "switch" if behind_switch else "cpu"
     bridged = sum(ways for ways, _ in bridge_groups)
     if bridge_groups and bridged >= gpus:
