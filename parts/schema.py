@@ -407,6 +407,7 @@ class ModelPreset(Record):
     )
     embedding_proj_dim: ModelWidth | None = Field(None, description="OPT word_embed_proj_dim")
     lm_head_bias: bool = False
+    embedding_norm: bool = Field(False, description="BLOOM: a LayerNorm right after the embedding")
     attention_sinks: bool = Field(False, description="gpt-oss: one learned sink per head")
     shared_expert_intermediate_size: ModelWidthOrZero | None = None
     shared_expert_gate: bool = Field(False, description="Qwen2-MoE sigmoid gate on the shared")

@@ -45,7 +45,7 @@ family's modeling code):
   (``qk_norm``); gpt-oss's per-head ``attention_sinks``;
 * learned absolute positions (``position_embeddings``: GPT-2 ``n_positions``, OPT
   ``max_position_embeddings + 2``) and OPT's ``project_in``/``project_out``
-  (``embedding_proj_dim``);
+  (``embedding_proj_dim``); BLOOM's ``word_embeddings_layernorm`` (``embedding_norm``);
 * per-layer layouts: ``layer_types`` (full, sliding or chunked attention, Mamba, Mamba-2, or no
   mixer) and ``mlp_layer_types`` (dense, MoE, none), so only attention layers get attention
   weights and only MoE layers experts; shared experts of their own width
@@ -456,6 +456,7 @@ def count_params(arch: ModelPreset) -> ParamCounts:
 
     norms = arch.num_hidden_layers * norms_per_layer(arch) * norm_params(arch, h)
     norms += norm_params(arch, h) if arch.final_norm else 0
+    norms += norm_params(arch, h) if arch.embedding_norm else 0  # BLOOM word_embeddings_layernorm
     total = (
         embedding
         + lm_head
