@@ -408,6 +408,16 @@ class ModelPreset(Record):
     embedding_proj_dim: ModelWidth | None = Field(None, description="OPT word_embed_proj_dim")
     lm_head_bias: bool = False
     embedding_norm: bool = Field(False, description="BLOOM: a LayerNorm right after the embedding")
+    # Per-layer widths (DeciLM / Nemotron-NAS: a different FFN width in every layer)
+    layer_intermediate_sizes: tuple[ModelWidthOrZero, ...] | None = Field(
+        None, description="per layer dense MLP width; None = intermediate_size everywhere"
+    )
+    norms_per_sublayer: bool = Field(
+        False, description="one norm before each attention/FFN block present (DeciLM no-ops)"
+    )
+    linear_replacements: SmallCount = Field(
+        0, description="DeciLM: attention or FFN blocks replaced by one hidden x hidden Linear"
+    )
     attention_sinks: bool = Field(False, description="gpt-oss: one learned sink per head")
     shared_expert_intermediate_size: ModelWidthOrZero | None = None
     shared_expert_gate: bool = Field(False, description="Qwen2-MoE sigmoid gate on the shared")
@@ -429,7 +439,7 @@ class ModelPreset(Record):
         layers have heads and mamba layers an ssm shape, the attention heads split the hidden
         size evenly unless ``head_dim`` (or MLA's latent ranks) says otherwise, KV heads divide
         the attention heads (grouped-query attention), and a token picks at most every expert."""
-        for name in ("layer_types", "mlp_layer_types"):
+        for name in ("layer_types", "mlp_layer_types", "layer_intermediate_sizes"):
             value = getattr(self, name)
             if value is not None and len(value) != self.num_hidden_layers:
                 raise ValueError(

@@ -63,3 +63,81 @@ def test_bloom_reads_n_embed_and_the_attribute_map_aliases():
 def test_bloom_with_a_bad_width_names_the_field():
     with pytest.raises(ArchConfigError, match="n_embed"):
         arch_from_config({"model_type": "bloom", "n_embed": "wide"}, source="b.json", name="b")
+
+
+# ------------------------------------------------------------------------ Nemotron-NAS
+
+
+def test_nemotron_nas_ffn_mult_rounds_up_to_256_as_decilm_does():
+    from slotwise.engine.estimate.arch.nas import ffn_mult_to_intermediate_size as width
+
+    # int(2 * mult * 8192 / 3), rounded up to a multiple of 256
+    assert [width(m, 8192) for m in (5.25, 2.625, 1.3125, 1.0, 0.5)] == [
+        28672, 14336, 7168, 5632, 2816,
+    ]  # fmt: skip
+
+
+def test_nemotron_super_49b_counts_each_block_and_skips_the_no_ops():
+    """49 of 80 layers keep attention (8 KV heads), every layer keeps an MLP of its own width;
+    a norm precedes each block present.  49,867,145,216 is the checkpoint's safetensors total."""
+    from slotwise.engine.estimate.arch.nas import ffn_mult_to_intermediate_size as width
+    from slotwise.engine.estimate.kvcache import kv_elements_per_token
+
+    cfg, preset, c, _ = load("nemotron-super-49b")
+    h, v, hd = 8192, 128256, 128
+    blocks = cfg["block_configs"]
+    attn = [b for b in blocks if not b["attention"]["no_op"]]
+    widths = [width(b["ffn"]["ffn_mult"], h) for b in blocks]
+    attention = h * h + 2 * h * 8 * hd + h * h
+    by_hand = 2 * v * h + len(attn) * attention + sum(3 * h * w for w in widths)
+    by_hand += (len(attn) + len(blocks) + 1) * h  # input / post-attention norms + final norm
+    assert len(attn) == 49 and c.attention_layers == 49
+    assert c.total == by_hand == 49_867_145_216
+    assert preset.layer_intermediate_sizes == tuple(widths)
+    assert kv_elements_per_token(preset) == 49 * 2 * 8 * hd
+
+
+def _nas(blocks: list[dict], **extra) -> dict:
+    return {"model_type": "nemotron-nas", "hidden_size": 256, "num_attention_heads": 8,
+            "num_hidden_layers": len(blocks), "vocab_size": 1000, "block_configs": blocks,
+            **extra}  # fmt: skip
+
+
+def _blk(attn: dict, ffn: dict) -> dict:
+    return {"attention": attn, "ffn": ffn}
+
+
+def test_nemotron_nas_linear_replacements_are_one_square_matrix_and_a_norm():
+    full = {"no_op": False, "replace_with_linear": False, "n_heads_in_group": 4}
+    mlp = {"no_op": False, "replace_with_linear": False, "ffn_mult": 3.0}
+    lin = {"no_op": False, "replace_with_linear": True}
+    base, _ = arch_from_config(_nas([_blk(full, mlp)] * 2), source="n", name="n")
+    swapped, _ = arch_from_config(_nas([_blk(full, mlp), _blk(lin, mlp)]), source="n", name="n")
+    h = 256
+    attention = 2 * h * h + 2 * h * 2 * (h // 8)
+    assert count_params(base).total - count_params(swapped).total == attention - h * h
+    assert swapped.layer_types == ("full_attention", "none") and swapped.linear_replacements == 1
+
+
+def test_nemotron_nas_explicit_block_intermediate_size_is_read():
+    blk = _blk({"no_op": True}, {"no_op": False, "intermediate_size": 1000})
+    preset, _ = arch_from_config(_nas([blk, blk]), source="n", name="n")
+    assert preset.layer_intermediate_sizes == (1000, 1000)
+    assert count_params(preset).total == 2 * 1000 * 256 + 2 * 3 * 256 * 1000 + 3 * 256
+
+
+@pytest.mark.parametrize(
+    ("cfg", "message"),
+    [
+        (_nas([_blk({"n_heads_in_group": 2}, {"ffn_mult": 1.0}),
+               _blk({"n_heads_in_group": 4}, {"ffn_mult": 1.0})]),
+         "different KV head counts"),
+        ({**_nas([]), "num_hidden_layers": 2}, "block_configs"),
+        (_nas([_blk({"n_heads_in_group": 3}, {"ffn_mult": 1.0})]), "must divide"),
+        (_nas([_blk({"n_heads_in_group": 2}, {"ffn_mult": "big"})]), "ffn_mult"),
+        (_nas([_blk({"n_heads_in_group": 2}, {"no_op": "yes"})]), "no_op"),
+    ],
+)  # fmt: skip
+def test_nemotron_nas_bad_block_configs_are_refused_naming_the_block(cfg, message):
+    with pytest.raises(ArchConfigError, match=message):
+        arch_from_config(cfg, source="nas.json", name="n")

@@ -46,6 +46,9 @@ family's modeling code):
 * learned absolute positions (``position_embeddings``: GPT-2 ``n_positions``, OPT
   ``max_position_embeddings + 2``) and OPT's ``project_in``/``project_out``
   (``embedding_proj_dim``); BLOOM's ``word_embeddings_layernorm`` (``embedding_norm``);
+* per-layer FFN widths (``layer_intermediate_sizes``: DeciLM / Nemotron-NAS, whose blocks were
+  searched one by one), a norm only before the blocks a layer has (``norms_per_sublayer``) and
+  blocks replaced by one ``hidden x hidden`` Linear without bias (``linear_replacements``);
 * per-layer layouts: ``layer_types`` (full, sliding or chunked attention, Mamba, Mamba-2, or no
   mixer) and ``mlp_layer_types`` (dense, MoE, none), so only attention layers get attention
   weights and only MoE layers experts; shared experts of their own width
@@ -421,6 +424,18 @@ def ssm_params_per_layer(arch: ModelPreset) -> int:
     return in_proj + conv + heads + d + out_proj  # + the gated RMSNorm over d_inner
 
 
+def dense_mlp_params(arch: ModelPreset) -> int:
+    """Every dense MLP of the model, each at its own width when ``layer_intermediate_sizes``
+    lists them (DeciLM / Nemotron-NAS), else ``intermediate_size`` in every dense layer."""
+    h = arch.hidden_size
+    widths = arch.layer_intermediate_sizes or (arch.intermediate_size,) * arch.num_hidden_layers
+    return sum(
+        mlp_params(h, w, gated=arch.mlp_gated, bias=arch.mlp_bias)
+        for w, kind in zip(widths, mlp_types(arch), strict=True)
+        if kind == "dense"
+    )
+
+
 def count_params(arch: ModelPreset) -> ParamCounts:
     """Count the parameters of ``arch`` (see the module docstring for each formula's origin)."""
     h = arch.hidden_size
@@ -439,6 +454,8 @@ def count_params(arch: ModelPreset) -> ParamCounts:
     attention = attention_params_per_layer(arch)
     ssm = ssm_params_per_layer(arch)
     mlp = mlp_params(h, arch.intermediate_size, gated=arch.mlp_gated, bias=arch.mlp_bias)
+    dense_mlp = dense_mlp_params(arch) if arch.layer_intermediate_sizes else dense * mlp
+    other += arch.linear_replacements * h * h
 
     moe_total = moe_active = expert = 0
     if moe:
@@ -454,7 +471,10 @@ def count_params(arch: ModelPreset) -> ParamCounts:
         moe_total = router + experts * expert + shared
         moe_active = router + k * expert + shared
 
-    norms = arch.num_hidden_layers * norms_per_layer(arch) * norm_params(arch, h)
+    if arch.norms_per_sublayer:  # DeciLM: a norm before each block present
+        norms = (attn_layers + dense + moe + arch.linear_replacements) * norm_params(arch, h)
+    else:
+        norms = arch.num_hidden_layers * norms_per_layer(arch) * norm_params(arch, h)
     norms += norm_params(arch, h) if arch.final_norm else 0
     norms += norm_params(arch, h) if arch.embedding_norm else 0  # BLOOM word_embeddings_layernorm
     total = (
@@ -462,7 +482,7 @@ def count_params(arch: ModelPreset) -> ParamCounts:
         + lm_head
         + attn_layers * attention
         + ssm_layers * ssm
-        + dense * mlp
+        + dense_mlp
         + moe * moe_total
         + norms
         + other

@@ -4,7 +4,7 @@ Pure data mapping (no I/O, no network): :mod:`engine.hub` fetches a config.json 
 :mod:`engine.estimate.resolve` calls :func:`arch_from_config` on it.  Each ``model_type`` has a
 function in one of the family modules (:mod:`.decoders` Llama-style, :mod:`.moe`, :mod:`.gpt`
 GPT-2/J/NeoX/OPT/Falcon/phi/Qwen v1, :mod:`.hybrid` Mamba/Jamba/Nemotron-H, :mod:`.alibi`
-BLOOM) that reads the
+BLOOM, :mod:`.nas` Nemotron-NAS) that reads the
 family's field names and aliases, fills absent keys with the family's ``transformers`` config
 class defaults (listed in the preset's notes) and describes what differs from a Llama-style
 decoder (biases, LayerNorm vs RMSNorm, two-matrix MLPs, tied embeddings, MoE layout, sliding or
@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from slotwise.engine.estimate.arch import alibi, decoders, gpt, hybrid, moe
+from slotwise.engine.estimate.arch import alibi, decoders, gpt, hybrid, moe, nas
 from slotwise.engine.estimate.arch.reader import ArchConfigError, ConfigReader
 from slotwise.engine.estimate.arch.vision import vision_params
 from slotwise.engine.estimate.params import count_params
@@ -88,6 +88,8 @@ FAMILIES: dict[str, Family] = {
     "nemotron_h": hybrid.nemotron_h,
     # ALiBi decoders (engine.estimate.arch.alibi)
     "bloom": alibi.bloom,
+    # Per-layer searched blocks (engine.estimate.arch.nas)
+    "nemotron-nas": nas.nemotron_nas,
 }
 KNOWN_MODEL_TYPES = frozenset(FAMILIES)
 
