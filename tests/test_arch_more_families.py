@@ -141,3 +141,38 @@ def test_nemotron_nas_explicit_block_intermediate_size_is_read():
 def test_nemotron_nas_bad_block_configs_are_refused_naming_the_block(cfg, message):
     with pytest.raises(ArchConfigError, match=message):
         arch_from_config(cfg, source="nas.json", name="n")
+
+
+# -------------------------------------------------------------------------- MiniMax-M2
+
+
+def test_minimax_m2_5_every_layer_sparse_with_full_qk_norms_and_router_bias():
+    """62 x (q/k/v/o, q_norm over 48 x 128, k_norm over 8 x 128, router 256 x 3072 and its
+    e_score_correction_bias, 256 SwiGLU experts of 1536, two RMSNorms) + embedding + lm_head +
+    final norm; MTP modules not counted."""
+    _, preset, c, _ = load("minimax-m2.5")
+    h, v, n, e, w = 3072, 200064, 62, 256, 1536
+    attention = h * 48 * 128 + 2 * h * 8 * 128 + 48 * 128 * h + (48 + 8) * 128
+    layer = attention + (e * h + e) + e * 3 * h * w + 2 * h
+    assert c.total == 2 * v * h + n * layer + h == 228_689_764_864
+    assert preset.qk_norm == "full" and c.dense_layers == 0 and c.moe_layers == n
+    assert "multi-token-prediction" in preset.notes
+
+
+def test_minimax_m2_5_activated_figure_excludes_embedding_and_head():
+    """MiniMax's 9.8B activated = attention + router + 8 of 256 experts + norms, without the
+    embedding and the LM head (slotwise's active figure keeps both: 11.03B)."""
+    _, _, c, _ = load("minimax-m2.5")
+    assert abs((c.active - c.embedding - c.lm_head) - 9.8e9) <= 0.05e9
+
+
+def test_minimax_m2_without_qk_norm_and_with_a_shared_expert():
+    base = {"model_type": "minimax_m2", "hidden_size": 64, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 2,
+            "intermediate_size": 32, "num_local_experts": 4, "num_experts_per_tok": 2,
+            "vocab_size": 100}  # fmt: skip
+    with_norm, _ = arch_from_config(base, source="m", name="m")
+    without, _ = arch_from_config({**base, "use_qk_norm": False}, source="m", name="m")
+    assert count_params(with_norm).total - count_params(without).total == 2 * (4 + 2) * 16
+    with pytest.raises(ArchConfigError, match="shared_intermediate_size"):
+        arch_from_config({**base, "shared_intermediate_size": 64}, source="m", name="m")

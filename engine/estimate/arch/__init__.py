@@ -69,6 +69,7 @@ FAMILIES: dict[str, Family] = {
     "kimi_k2": moe.deepseek_v3,
     "llama4_text": moe.llama4_text,
     "gpt_oss": moe.gpt_oss,
+    "minimax_m2": moe.minimax_m2,
     # GPT-style
     "gpt2": gpt.gpt2,
     "gpt_bigcode": gpt.gpt_bigcode,

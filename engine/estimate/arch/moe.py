@@ -217,3 +217,44 @@ def gpt_oss(r: ConfigReader) -> Fields:
     )
     add_sliding(r, f, kinds, default=128)
     return f
+
+
+# MiniMaxM2Config.__init__ defaults (models/minimax_m2/modular_minimax_m2.py).
+MINIMAX_M2 = {
+    "vocab_size": 200064,
+    "hidden_size": 3072,
+    "intermediate_size": 1536,
+    "num_hidden_layers": 62,
+    "num_attention_heads": 48,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "tie_word_embeddings": False,
+}
+
+
+def minimax_m2(r: ConfigReader) -> Fields:
+    """MiniMax-M2 / M2.1 / M2.5 (``modular_minimax_m2.py``): every layer is a Mixtral-style
+    sparse block of ``num_local_experts`` SwiGLU experts of ``intermediate_size`` with a sigmoid
+    router and its ``e_score_correction_bias`` (a buffer the checkpoint stores); attention is
+    ``FlexOlmoAttention`` (q/k/v/o without bias, ``q_norm`` over ``heads x head_dim`` and
+    ``k_norm`` over ``kv_heads x head_dim`` when ``use_qk_norm``).  The multi-token-prediction
+    modules (``use_mtp``, ``num_mtp_modules``) are not counted, as for DeepSeek."""
+    f = decoder_fields(r, MINIMAX_M2)
+    f["num_experts"] = r.num("num_local_experts", "num_experts", default=256)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok", default=8)
+    f["moe_intermediate_size"] = f["intermediate_size"]
+    f["intermediate_size"] = 0  # no dense MLP: every layer is sparse
+    f["router_bias"] = True
+    shared = r.num("shared_intermediate_size", default=0, minimum=0)
+    if shared:
+        r.bad.append(
+            f"shared_intermediate_size={shared} (MiniMax-M2 has no shared expert; "
+            "slotwise does not know this layout)"
+        )
+    if r.flag("use_qk_norm", default=True):
+        f["qk_norm"] = "full"
+    if r.flag("use_mtp", default=False):
+        r.notes.append(
+            f"{r.num('num_mtp_modules', default=1)} multi-token-prediction module(s) not counted"
+        )
+    return f
