@@ -176,3 +176,43 @@ def test_minimax_m2_without_qk_norm_and_with_a_shared_expert():
     assert count_params(with_norm).total - count_params(without).total == 2 * (4 + 2) * 16
     with pytest.raises(ArchConfigError, match="shared_intermediate_size"):
         arch_from_config({**base, "shared_intermediate_size": 64}, source="m", name="m")
+
+
+# ---------------------------------------------------------------------------- Qwen3-VL
+
+
+def test_qwen3_vl_8b_text_and_vision_tower_by_hand():
+    """Qwen3VLForConditionalGeneration: a Qwen3 language model (q/k norms over head_dim) plus
+    Qwen3VLVisionModel: Conv3d patch embedding with bias, 2304 learned positions, 27 CLIP-like
+    blocks, the merger and three deepstack mergers (LayerNorm over 4 x 1152).  8,767,123,696
+    is the Hub's safetensors total."""
+    _, preset, c, warnings = load("qwen3-vl-8b")
+    h, v, n = 4096, 151936, 36
+    layer = 2 * h * 32 * 128 + 2 * h * 8 * 128 + 2 * 128 + 3 * h * 12288 + 2 * h
+    text = 2 * v * h + n * layer + h
+    vh, vi, merged, out = 1152, 4304, 4 * 1152, 4096
+    block = 2 * 2 * vh + (3 * vh * vh + 3 * vh) + (vh * vh + vh) + 2 * vh * vi + vi + vh
+    mergers = sum(
+        2 * w + merged * merged + merged + merged * out + out for w in (vh,) + (merged,) * 3
+    )
+    vision = 3 * 2 * 16 * 16 * vh + vh + 2304 * vh + 27 * block + mergers
+    assert (c.total - c.other, c.other) == (text, vision)
+    assert c.total == 8_767_123_696 and preset.extra_params == vision
+    assert c.active == text  # the vision tower is not active for text tokens
+    assert any("qwen3_vl_text" in w for w in warnings)
+
+
+def test_qwen3_vl_moe_reads_its_own_text_defaults_and_the_vision_tower():
+    _, preset, c, _ = load("qwen3-vl-30b-a3b")
+    assert preset.model_type == "qwen3_vl_moe_text" and preset.num_experts == 128
+    assert c.moe_layers == 48 and preset.qk_norm == "head" and c.other > 0
+    # Qwen3VLMoeTextConfig defaults (not Qwen3-MoE's): 60 experts, top-4, width 1408
+    bare = {"model_type": "qwen3_vl_moe", "text_config": {"num_hidden_layers": 2}}
+    small, warnings = arch_from_config(bare, source="b", name="b")
+    assert (small.num_experts, small.num_experts_per_tok, small.moe_intermediate_size) == (
+        60,
+        4,
+        1408,
+    )
+    assert small.head_dim is None  # hidden_size // num_attention_heads
+    assert any("no vision tower found" in w for w in warnings)

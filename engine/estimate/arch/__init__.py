@@ -43,6 +43,7 @@ FAMILIES: dict[str, Family] = {
     "ministral3": decoders.ministral,
     "qwen2": decoders.qwen2,
     "qwen3": decoders.qwen3,
+    "qwen3_vl_text": decoders.qwen3,  # Qwen3-VL's language model (Qwen3VLTextConfig = Qwen3's)
     "phi3": decoders.phi3,
     "gemma": decoders.gemma,
     "gemma2": decoders.gemma2,
@@ -70,6 +71,7 @@ FAMILIES: dict[str, Family] = {
     "llama4_text": moe.llama4_text,
     "gpt_oss": moe.gpt_oss,
     "minimax_m2": moe.minimax_m2,
+    "qwen3_vl_moe_text": moe.qwen3_vl_moe_text,
     # GPT-style
     "gpt2": gpt.gpt2,
     "gpt_bigcode": gpt.gpt_bigcode,
@@ -104,7 +106,13 @@ _SHAPE_FIELDS = frozenset(
 )  # fmt: skip
 
 # Multimodal wrappers whose language model sits under text_config.
-_TEXT_CONFIG_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "ministral3"}
+_TEXT_CONFIG_TYPES = {
+    "gemma3": "gemma3_text",
+    "llama4": "llama4_text",
+    "mistral3": "ministral3",
+    "qwen3_vl": "qwen3_vl_text",
+    "qwen3_vl_moe": "qwen3_vl_moe_text",
+}
 
 
 def family_of(model_type: str) -> Family | None:

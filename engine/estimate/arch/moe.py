@@ -258,3 +258,31 @@ def minimax_m2(r: ConfigReader) -> Fields:
             f"{r.num('num_mtp_modules', default=1)} multi-token-prediction module(s) not counted"
         )
     return f
+
+
+# Qwen3VLMoeTextConfig defaults (models/qwen3_vl_moe/configuration_qwen3_vl_moe.py): not
+# Qwen3-MoE's; head_dim defaults to hidden_size // num_attention_heads.
+QWEN3_VL_MOE = {
+    "vocab_size": 151936,
+    "hidden_size": 2048,
+    "intermediate_size": 5632,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 16,
+    "tie_word_embeddings": True,
+}
+
+
+def qwen3_vl_moe_text(r: ConfigReader) -> Fields:
+    """The language model of Qwen3-VL-MoE (``Qwen3VLMoeTextModel``): Qwen3-MoE's layout (q/k
+    norms over ``head_dim``, sparse layers by ``decoder_sparse_step`` / ``mlp_only_layers``,
+    no shared expert) with its own config defaults."""
+    f = decoder_fields(r, QWEN3_VL_MOE)
+    f["qk_norm"] = "head"
+    n = f["num_hidden_layers"]
+    f["num_experts"] = r.num("num_experts", "num_local_experts", default=60)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok", default=4)
+    f["moe_intermediate_size"] = r.num("moe_intermediate_size", default=1408)
+    step = r.num("decoder_sparse_step", default=1)
+    f["mlp_layer_types"] = _sparse_every(n, step, set(r.int_list("mlp_only_layers") or []))
+    return f

@@ -9,6 +9,8 @@
   patch 32; ``modeling_clip.py``): patch ``Conv2d`` without bias, ``class_embedding``,
   positions for patches + 1, ``pre_layrnorm``, the same encoder layers, ``post_layernorm``.
 
+* Qwen3-VL (dense and MoE): see :func:`qwen3_vl`; its mergers are part of the tower.
+
 Projectors: Gemma 3 ``Gemma3MultiModalProjector`` (``mm_input_projection_weight`` vision x text
 and ``mm_soft_emb_norm``); LLaVA ``LlavaMultiModalProjector`` (two Linears with bias).
 """
@@ -52,7 +54,45 @@ def clip(r: ConfigReader) -> int:
     return total + 2 * h + _encoder_layers(h, inter, layers) + 2 * h
 
 
-TOWERS = {"siglip_vision_model": siglip, "clip_vision_model": clip}
+def qwen3_vl(r: ConfigReader) -> int:
+    """Qwen3-VL vision model with its mergers (``Qwen3VLVisionModel``, ``modeling_qwen3_vl.py``;
+    ``Qwen3VLVisionConfig`` / ``Qwen3VLMoeVisionConfig`` defaults): ``patch_embed`` Conv3d
+    (``in_channels`` -> hidden over ``temporal_patch_size x patch x patch``, bias), ``pos_embed``
+    of ``num_position_embeddings`` rows, ``depth`` blocks like CLIP's (two LayerNorms, fused qkv
+    and proj with bias, two-matrix MLP with bias), the ``merger`` (LayerNorm over hidden, then
+    ``hidden x merge^2`` -> same -> ``out_hidden_size``, with biases) and one more merger per
+    ``deepstack_visual_indexes`` entry whose LayerNorm is over ``hidden x merge^2``
+    (``use_postshuffle_norm``)."""
+    h = r.num("hidden_size", default=1152)
+    inter = r.num("intermediate_size", default=4304)
+    depth = r.num("depth", default=27)
+    channels = r.num("in_channels", default=3)
+    patch = r.num("patch_size", default=16)
+    frames = r.num("temporal_patch_size", default=2)
+    merge = r.num("spatial_merge_size", default=2)
+    out = r.num("out_hidden_size", default=3584)
+    positions = r.num("num_position_embeddings", default=2304)
+    deepstack = r.int_list("deepstack_visual_indexes")
+    if deepstack is None:
+        deepstack = [8, 16, 24]
+        r.defaults_used.append("deepstack_visual_indexes=[8, 16, 24]")
+    merged = h * merge * merge
+
+    def merger(norm_width: int) -> int:
+        return 2 * norm_width + merged * merged + merged + merged * out + out
+
+    total = channels * frames * patch * patch * h + h + positions * h
+    total += _encoder_layers(h, inter, depth) + merger(h) + len(deepstack) * merger(merged)
+    return total
+
+
+TOWERS = {
+    "siglip_vision_model": siglip,
+    "clip_vision_model": clip,
+    "qwen3_vl": qwen3_vl,
+    "qwen3_vl_moe": qwen3_vl,
+    "qwen3_vl_moe_vision": qwen3_vl,
+}
 
 
 def vision_params(
