@@ -216,3 +216,34 @@ def test_qwen3_vl_moe_reads_its_own_text_defaults_and_the_vision_tower():
     )
     assert small.head_dim is None  # hidden_size // num_attention_heads
     assert any("no vision tower found" in w for w in warnings)
+
+
+# --------------------------------------------------------------------------- Qwen2.5-VL
+
+
+def test_qwen2_5_vl_7b_text_and_vision_tower_by_hand():
+    """Qwen2_5_VLForConditionalGeneration: a Qwen2 language model (bias on q/k/v) plus the
+    vision transformer: Conv3d patches without bias, 32 blocks of two RMSNorms, qkv/proj with
+    bias and a gated MLP with bias, and the merger.  A loaded count of the checkpoint gives
+    'visual' 676,550,144 and 8,292,166,656 in all."""
+    cfg, preset, c, _ = load("qwen2.5-vl-7b")
+    h, i, merged, out = 1280, 3420, 4 * 1280, 3584
+    block = 2 * h + (3 * h * h + 3 * h) + (h * h + h) + 2 * (h * i + i) + i * h + h
+    merger = h + merged * merged + merged + merged * out + out
+    vision = 3 * 2 * 14 * 14 * h + 32 * block + merger
+    assert vision == preset.extra_params == 676_550_144
+    assert c.total == 8_292_166_656 and c.total - vision == 7_615_616_512
+    # The Hub's first Qwen2.5-VL configs had no text_config: the same model from the root keys.
+    root = {k: v for k, v in cfg.items() if k != "text_config"}
+    same, warnings = arch_from_config(root, source="r", name="r")
+    assert count_params(same).total == c.total and same.model_type == "qwen2_5_vl"
+    assert warnings == []
+
+
+def test_a_root_vision_config_of_an_unknown_tower_is_reported_not_counted():
+    cfg = {"model_type": "qwen2_5_vl", "hidden_size": 64, "intermediate_size": 128,
+           "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+           "vocab_size": 100, "vision_config": {"model_type": "some_new_vit"}}  # fmt: skip
+    preset, warnings = arch_from_config(cfg, source="v.json", name="v")
+    assert preset.extra_params == 0
+    assert any("vision tower (some_new_vit) not counted" in w for w in warnings)

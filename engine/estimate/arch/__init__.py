@@ -44,6 +44,8 @@ FAMILIES: dict[str, Family] = {
     "qwen2": decoders.qwen2,
     "qwen3": decoders.qwen3,
     "qwen3_vl_text": decoders.qwen3,  # Qwen3-VL's language model (Qwen3VLTextConfig = Qwen3's)
+    "qwen2_5_vl": decoders.qwen2_5_vl,  # text fields at the root (the Hub's first configs)
+    "qwen2_5_vl_text": decoders.qwen2_5_vl,
     "phi3": decoders.phi3,
     "gemma": decoders.gemma,
     "gemma2": decoders.gemma2,
@@ -110,6 +112,7 @@ _TEXT_CONFIG_TYPES = {
     "gemma3": "gemma3_text",
     "llama4": "llama4_text",
     "mistral3": "ministral3",
+    "qwen2_5_vl": "qwen2_5_vl_text",
     "qwen3_vl": "qwen3_vl_text",
     "qwen3_vl_moe": "qwen3_vl_moe_text",
 }
@@ -214,12 +217,16 @@ def arch_from_config(
             f"{source}: {', '.join(dict.fromkeys(shape_defaults))} absent from the config; "
             f"taken from the transformers defaults for {model_type} (check the file is complete)"
         )
-    if outer is not None:
-        extra, vis_warn, vis_notes = vision_params(outer, fields["hidden_size"], source)
-        warnings.append(
-            f"{source}: read text_config (the language model, {model_type})"
-            + ("" if extra or vis_warn else "; no vision tower found")
-        )
+    # A multimodal config: the language model under text_config, or (Qwen2.5-VL as first
+    # shipped) at the root beside a vision_config.
+    holder = outer if outer is not None else cfg
+    if outer is not None or isinstance(cfg.get("vision_config"), dict):
+        extra, vis_warn, vis_notes = vision_params(holder, fields["hidden_size"], source)
+        if outer is not None:
+            warnings.append(
+                f"{source}: read text_config (the language model, {model_type})"
+                + ("" if extra or vis_warn else "; no vision tower found")
+            )
         warnings += vis_warn
         r.notes += vis_notes
         if extra:

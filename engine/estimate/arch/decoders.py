@@ -293,3 +293,27 @@ def chatglm(r: ConfigReader) -> Fields:
     if seq:
         f["max_position_embeddings"] = seq
     return f
+
+
+# Qwen2_5_VLTextConfig defaults (models/qwen2_5_vl/configuration_qwen2_5_vl.py).
+QWEN2_5_VL = {
+    "vocab_size": 152064,
+    "hidden_size": 8192,
+    "intermediate_size": 29568,
+    "num_hidden_layers": 80,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "tie_word_embeddings": False,
+}
+
+
+def qwen2_5_vl(r: ConfigReader) -> Fields:
+    """Qwen2.5-VL's language model (``Qwen2_5_VLTextModel``): Qwen2's layout (bias on q/k/v,
+    none on o_proj), read from ``text_config`` or, in the configs the Hub first shipped, from the
+    root (``Qwen2_5_VLConfig`` builds its text config from the root keys when there is no
+    ``text_config``); sliding layers only with ``use_sliding_window`` (off by default)."""
+    f = decoder_fields(r, QWEN2_5_VL)
+    f["attention_qkv_bias"] = True
+    f["attention_out_bias"] = False
+    r.notes.append("Qwen2.5-VL text model: bias on q/k/v (none on o_proj)")
+    return f

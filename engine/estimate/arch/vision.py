@@ -9,7 +9,8 @@
   patch 32; ``modeling_clip.py``): patch ``Conv2d`` without bias, ``class_embedding``,
   positions for patches + 1, ``pre_layrnorm``, the same encoder layers, ``post_layernorm``.
 
-* Qwen3-VL (dense and MoE): see :func:`qwen3_vl`; its mergers are part of the tower.
+* Qwen2.5-VL and Qwen3-VL (dense and MoE): see :func:`qwen2_5_vl` and :func:`qwen3_vl`; their
+  mergers (the projectors) are part of the tower.
 
 Projectors: Gemma 3 ``Gemma3MultiModalProjector`` (``mm_input_projection_weight`` vision x text
 and ``mm_soft_emb_norm``); LLaVA ``LlavaMultiModalProjector`` (two Linears with bias).
@@ -86,7 +87,28 @@ def qwen3_vl(r: ConfigReader) -> int:
     return total
 
 
+def qwen2_5_vl(r: ConfigReader) -> int:
+    """Qwen2.5-VL vision transformer with its merger (``Qwen2_5_VisionTransformerPretrainedModel``,
+    ``modeling_qwen2_5_vl.py``; ``Qwen2_5_VLVisionConfig`` defaults): ``patch_embed`` Conv3d
+    without bias, no position weights (2-D rotary), ``depth`` blocks of two RMSNorms, fused qkv
+    and proj with bias and a gated MLP (gate/up/down with bias), then the ``merger``: RMSNorm
+    ``ln_q`` over hidden and ``hidden x merge^2`` -> same -> ``out_hidden_size`` with biases."""
+    h = r.num("hidden_size", default=3584)
+    inter = r.num("intermediate_size", default=3420)
+    depth = r.num("depth", default=32)
+    channels = r.num("in_channels", "in_chans", default=3)
+    patch = r.num("patch_size", default=14)
+    frames = r.num("temporal_patch_size", default=2)
+    merge = r.num("spatial_merge_size", default=2)
+    out = r.num("out_hidden_size", default=3584)
+    merged = h * merge * merge
+    block = 2 * h + (3 * h * h + 3 * h) + (h * h + h) + 2 * (h * inter + inter) + inter * h + h
+    merger = h + merged * merged + merged + merged * out + out
+    return channels * frames * patch * patch * h + depth * block + merger
+
+
 TOWERS = {
+    "qwen2_5_vl": qwen2_5_vl,
     "siglip_vision_model": siglip,
     "clip_vision_model": clip,
     "qwen3_vl": qwen3_vl,
