@@ -108,6 +108,15 @@ class Workload(BaseModel):
     # in the data set (tokens), not by the truncation length seq_len. None = every sequence is
     # seq_len tokens (packed, or padded to the maximum).
     longest_sample: ContextTokens | None = None
+    # Gradient accumulation under FSDP with the gradient sync switched off between micro-batches
+    # (PyTorch FSDP ``no_sync()``, which Lightning Fabric's ``no_backward_sync`` calls: litgpt):
+    # every GPU keeps the full, unsharded gradients until the last micro-batch of the step.
+    # Only matters with grad_accum > 1 on more than one GPU.  None = off (gradients sharded).
+    fsdp_no_sync: bool | None = None
+    # LoRA under FSDP1 with ``use_orig_params=True`` and one FSDP unit per decoder layer (litgpt
+    # finetune/lora.py until Aug 2025): a unit's flat gradient covers its frozen weights too, so
+    # every layer gets a gradient as large as its weights.  None = off (adapters only).
+    fsdp_layer_grads: bool | None = None
     # torch.compile of the model: AOTAutograd's min-cut partitioner recomputes cheap pointwise
     # ops (RMSNorm upcasts, SiLU) in the backward instead of saving them. None = off.
     compile: bool | None = None

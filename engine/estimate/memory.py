@@ -221,6 +221,41 @@ def _in_flight_bytes(
     return min(weights, per_layer + max(per_layer, emb_unit))
 
 
+def fsdp_unsharded_accumulation(workload: Workload) -> bool:
+    """Gradients stay unsharded between micro-batches: FSDP ``no_sync()`` with accumulation.
+
+    PyTorch ``FullyShardedDataParallel.no_sync`` docstring: "This likely results in higher
+    memory usage because FSDP will accumulate the full model gradients (instead of gradient
+    shards) until the eventual sync."  Lightning Fabric's ``FSDPStrategy`` implements
+    ``fabric.no_backward_sync`` with it (``_FSDPBackwardSyncControl``, lightning 2.1.0
+    ``src/lightning/fabric/strategies/fsdp.py``), and litgpt's finetune scripts call it on
+    every micro-batch but the step's last (``fabric.no_backward_sync(model,
+    enabled=is_accumulating)``, finetune/lora.py and full.py since 2023).  The gradient of the
+    last micro-batch is reduce-scattered layer by layer, so the full set is what the step
+    holds at its peak.
+    """
+    return bool(workload.fsdp_no_sync) and workload.grad_accum > 1
+
+
+def fsdp_layer_gradient_bytes(counts: ParamCounts, workload: Workload, tp: int) -> float:
+    """Unsharded gradient bytes of every decoder layer when LoRA shares FSDP1 units with the base.
+
+    PyTorch FSDP documentation (``torch.distributed.fsdp.FullyShardedDataParallel``, frozen
+    parameters): "For ``use_orig_params=True``, FSDP supports mixing frozen and non-frozen, but
+    we recommend not doing so since then the gradient memory usage will be higher than
+    expected (namely, equivalent to not freezing those parameters)"; the flat gradient is one
+    tensor with zeros for the frozen parts (``FlatParameter._is_grad_none_mask``,
+    torch/distributed/fsdp/_flat_param.py).  Lightning Fabric's ``FSDPStrategy`` sets
+    ``use_orig_params=True`` by default (lightning 2.1.0) and litgpt wrapped each ``Block``
+    (``auto_wrap_policy={Block}``) in finetune/lora.py from 2023 until commit 5ac69b06
+    (Aug 2025, FSDP2 ``fully_shard`` per trainable Linear since).  The embedding and LM head
+    sit in the root unit, which holds no adapter, so they get none.  Returned unsharded (the
+    caller divides by the data-parallel degree when gradients are sharded).
+    """
+    layer_params = counts.total - counts.embedding - counts.lm_head - counts.other
+    return max(0, layer_params) * weight_bytes_per_param(workload) / tp
+
+
 def kv_cache_bytes(arch: ModelPreset, workload: Workload, tp: int) -> float:
     """KV cache (and Mamba state) of ``micro_batch`` sequences of ``seq_len`` tokens on one GPU:
     per layer kind, sliding windows applied (:mod:`engine.estimate.kvcache`)."""
@@ -369,10 +404,23 @@ def memory_per_gpu(
     # Sharding and offload apply to the persistent state.
     if workload.training:
         in_flight = _in_flight_bytes(arch, counts, weights, workload, tp, sharded=shard_w)
+        if shard_grad and workload.method == "lora" and workload.fsdp_layer_grads:
+            grads = max(grads, fsdp_layer_gradient_bytes(counts, workload, tp))
+            notes.append(
+                "LoRA under FSDP units of whole decoder layers (use_orig_params=True): each "
+                "layer's gradient covers its frozen weights too (PyTorch FSDP docs)"
+            )
+        unsharded = shard_grad and fsdp_unsharded_accumulation(workload)
         if shard_opt:
             opt /= dp
-        if shard_grad:
+        if shard_grad and not unsharded:
             grads /= dp
+        if unsharded:
+            notes.append(
+                f"gradient accumulation ({workload.grad_accum} micro-batches) under FSDP "
+                "no_sync: full, unsharded gradients on every GPU until the step's last "
+                "micro-batch (PyTorch FSDP no_sync; Lightning Fabric no_backward_sync)"
+            )
         if shard_w:
             weights = min(weights, (weights - quant_constants) / dp + quant_constants + in_flight)
         if offload in ("optimizer", "params"):

@@ -19,7 +19,9 @@ Sources (read Dec 2026):
   output_proj + MLP, ``lora_dropout: 0.0`` (every config under recipes/configs), ``compile: False``; full: ``PagedAdamW8bit`` with ``optimizer_in_bwd: True``).
 * litgpt: ``litgpt/finetune/lora.py`` (``lora_r=8``, ``lora_dropout=0.05``, query + value; single device without
   activation checkpointing), ``config_hub/finetune/*`` (``precision: bf16-true``, AdamW),
-  ``litgpt.utils.chunked_cross_entropy``.
+  ``litgpt.utils.chunked_cross_entropy``; on more than one GPU every finetune script runs
+  the micro-batches before a step's last under ``fabric.no_backward_sync`` (``full.py``:
+  ``FSDPStrategy``, i.e. FSDP ``no_sync()``: unsharded gradients while accumulating).
 * torchtitan: ``train_configs/llama3_8b.toml`` at commit 9dec370 (the one its Dec 2024
   benchmarks name: AdamW, ``activation_checkpoint.mode = 'selective'``, per-op), FSDP2 with
   ``param_dtype`` bf16 and ``reduce_dtype`` fp32 over fp32 sharded parameters, full-logit
@@ -60,6 +62,7 @@ TORCHTUNE_FULL = (
     "8B_full_single_device.yaml"
 )
 LITGPT_LORA = "https://github.com/Lightning-AI/litgpt/blob/main/litgpt/finetune/lora.py"
+LITGPT_FULL = "https://github.com/Lightning-AI/litgpt/blob/main/litgpt/finetune/full.py"
 LITGPT_HUB = "https://github.com/Lightning-AI/litgpt/blob/main/config_hub/finetune/README.md"
 TORCHTITAN_TOML = (
     "https://github.com/pytorch/torchtitan/blob/9dec370ad26b5f8e9a7333a0e36165018262644b/"
@@ -148,6 +151,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("lora_rank", 8, LITGPT_LORA, "lora", "qlora"),
                 _d("lora_targets", ("q", "v"), LITGPT_LORA, "lora", "qlora"),
                 _d("lora_dropout", 0.05, LITGPT_LORA, "lora", "qlora"),
+                _d("fsdp_no_sync", True, LITGPT_FULL),
             ),
         ),
         Recipe(

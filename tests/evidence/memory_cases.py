@@ -679,8 +679,11 @@ LITGPT_HUB_MORE: tuple[MeasuredCase, ...] = (
         "litgpt-hub-gemma-2b-full-4gpu", LITGPT_CONFIG_HUB,
         "gemma-2b/full.yaml on 4xA10G: full fine-tune, bf16-true AdamW, FSDP, seq 512, mb 1",
         GEMMA_2B,
-        dict(method="full", micro_batch=1, parallel="zero3", **{**_HUB, "grad_checkpointing": True}),
+        dict(method="full", micro_batch=1, parallel="zero3", grad_accum=4, fsdp_no_sync=True,
+             **{**_HUB, "grad_checkpointing": True}),
         4, 17.43 * GB, tags=("allocated", "litgpt", "fsdp"),
+        notes="global_batch_size 16 over 4 GPUs x micro-batch 1 = 4 micro-batches per step, "
+        "the first 3 under fabric.no_backward_sync (FSDP no_sync)",
     ),
 ) + (
     # litgpt resource tables (2023), rows not in the original set: nf4 without double
@@ -704,9 +707,14 @@ LITGPT_HUB_MORE: tuple[MeasuredCase, ...] = (
         f"Finetuning with LoRA on Multiple GPUs: {size.upper()} Llama 2, {gpus} x A100, "
         f"micro-batch {mb}",
         arch,
-        dict(method="lora", micro_batch=mb, parallel="zero3",
+        dict(method="lora", micro_batch=mb, parallel="zero3", grad_accum=128 // mb,
+             fsdp_no_sync=True, fsdp_layer_grads=True,
              **{**_LIT23, "grad_checkpointing": True}),
         gpus, gb * GB, tags=("allocated", "litgpt", "fsdp"),
+        notes="lit-gpt 8641822 finetune/lora.py: batch_size 128 // micro_batch_size "
+        "micro-batches per step under fabric.no_backward_sync (FSDP no_sync); FSDPStrategy("
+        "auto_wrap_policy={Block}) with Fabric's use_orig_params=True: LoRA shares each Block's "
+        "flat parameter with the frozen weights",
     )
     for size, arch, gpus, mb, gb in (
         ("7b", LLAMA2_7B, 2, 1, 22.18), ("7b", LLAMA2_7B, 2, 2, 22.47),

@@ -56,6 +56,8 @@ _FLAG_OF_FIELD = {
     "activation_offload": "--activation-offload",
     "optimizer_in_backward": "--optimizer-in-backward",
     "longest_sample": "--longest-sample",
+    "fsdp_no_sync": "--fsdp-no-sync",
+    "fsdp_layer_grads": "--fsdp-layer-grads",
     "compile": "--compile",
     "compile_loss": "--compile-loss",
     "recipe": "--recipe",
@@ -236,6 +238,20 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "sets the peak (default: every sequence is --seq-len)",
     )
     g.add_argument(
+        "--fsdp-no-sync",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="gradient accumulation under FSDP no_sync (litgpt / Lightning Fabric): full, "
+        "unsharded gradients on every GPU while accumulating; default off",
+    )
+    g.add_argument(
+        "--fsdp-layer-grads",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="LoRA sharing FSDP1 units with whole decoder layers (use_orig_params=True, litgpt "
+        "before Aug 2025): every layer gets a gradient as large as its weights; default off",
+    )
+    g.add_argument(
         "--compile",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -297,6 +313,8 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "activation_offload",
         "optimizer_in_backward",
         "longest_sample",
+        "fsdp_no_sync",
+        "fsdp_layer_grads",
         "compile",
         "compile_loss",
     ):
