@@ -117,6 +117,14 @@ class Workload(BaseModel):
     # finetune/lora.py until Aug 2025): a unit's flat gradient covers its frozen weights too, so
     # every layer gets a gradient as large as its weights.  None = off (adapters only).
     fsdp_layer_grads: bool | None = None
+    # The LM head is a weight of its own even where config.json ties it to the embedding
+    # (litgpt's GPT never ties them).  None = as config.json says.
+    separate_lm_head: bool | None = None
+    # QLoRA through Lightning Fabric's BitsandbytesPrecision (litgpt): every nn.Linear, the LM
+    # head too, is 4-bit, quantized from an fp16 copy, so with bf16 compute each dequantized
+    # weight exists in fp16 and in bf16 for its matmul.  None = off (transformers +
+    # bitsandbytes: the LM head stays 16-bit, one dequantized copy in the compute dtype).
+    fabric_bnb: bool | None = None
     # torch.compile of the model: AOTAutograd's min-cut partitioner recomputes cheap pointwise
     # ops (RMSNorm upcasts, SiLU) in the backward instead of saving them. None = off.
     compile: bool | None = None

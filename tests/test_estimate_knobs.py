@@ -200,3 +200,42 @@ def test_litgpt_multi_gpu_lora_peaks_follow_the_fsdp_mechanisms():
         without = estimate(bare, A100_80GB, case.gpus, arch=case.arch).memory_per_gpu
         assert abs(with_mech.total_bytes / case.measured_bytes - 1) <= 0.10, case.id
         assert without.total_bytes / case.measured_bytes - 1 < -0.4, case.id
+
+
+def test_separate_lm_head_adds_a_head_only_to_tied_models():
+    from tests.evidence.memory_cases import GEMMA_2B
+
+    def gemma(**kw):
+        return estimate(Workload(**kw), A100_80GB, 1, arch=GEMMA_2B).memory_per_gpu
+
+    lora = dict(method="lora", seq_len=512, micro_batch=1, master_weights=False)
+    tied, untied = gemma(**lora), gemma(**lora, separate_lm_head=True)
+    # Gemma 2B ties its 256000 x 2048 head; litgpt keeps a bf16 copy of its own
+    assert untied.weights_bytes - tied.weights_bytes == pytest.approx(256000 * 2048 * 2)
+    # Llama 3.1 8B is untied already: nothing changes
+    llama = dict(lora, seq_len=512)
+    a = estimate(Workload(**llama), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
+    b = estimate(Workload(**llama, separate_lm_head=True), A100_80GB, 1, arch=LLAMA3_8B)
+    assert b.memory_per_gpu == a
+
+
+def test_fabric_bnb_quantizes_the_head_and_keeps_two_dequantized_copies():
+    from slotwise.engine.estimate.constants import NF4_BITS_PER_PARAM
+
+    q = dict(method="qlora", seq_len=512, micro_batch=1, master_weights=False)
+    hf = estimate(Workload(**q), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
+    fabric = estimate(Workload(**q, fabric_bnb=True), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
+    head = 128256 * 4096
+    largest_linear = 14336 * 4096
+    expected = (
+        -head * 2  # the bf16 head ...
+        + head * NF4_BITS_PER_PARAM / 8  # ... becomes NF4
+        - largest_linear * 2  # one bf16 dequantized MLP weight ...
+        + head * 4  # ... becomes the head dequantized to fp16 and cast to bf16
+    )
+    assert fabric.weights_bytes - hf.weights_bytes == pytest.approx(expected, rel=1e-6)
+    assert fabric.activations_bytes == hf.activations_bytes
+    # fp16 compute: the dequantized fp16 copy is used as it is
+    fp16 = dict(q, precision="fp16")
+    a = estimate(Workload(**fp16, fabric_bnb=True), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
+    assert fabric.weights_bytes - a.weights_bytes == pytest.approx(head * 2, rel=1e-6)

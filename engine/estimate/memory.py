@@ -27,7 +27,13 @@ Origins of each term:
   AdamW.  QLoRA (Dettmers et al. 2023) stores every linear layer of the base in NF4 with double
   quantization (constants.NF4_BITS_PER_PARAM); embeddings, norms and the LM head stay bf16
   (bitsandbytes via transformers skips ``lm_head``); one linear weight at a time is dequantized
-  to bf16 for its matmul.
+  to bf16 for its matmul.  Through Lightning Fabric (litgpt, ``fabric_bnb``) the LM head is
+  4-bit too and the dequantized copy exists in fp16 and bf16 at once
+  (:func:`dequantized_bytes_per_weight`).
+* FSDP gradient accumulation with ``no_sync()`` keeps unsharded gradients
+  (:func:`fsdp_unsharded_accumulation`); LoRA in FSDP1 units of whole layers with
+  ``use_orig_params=True`` gets a gradient for every layer weight
+  (:func:`fsdp_layer_gradient_bytes`).
 * KV cache: 2 (K and V) x layers x kv_heads x head_dim x bytes per token (GQA: Ainslie et al.
   2023, arXiv:2305.13245), in the activation dtype: FP8 weights still get a bf16 cache (vLLM's
   ``kv_cache_dtype="auto"`` default); MLA caches the compressed latent ``kv_lora_rank + qk_rope_head_dim``
@@ -221,6 +227,22 @@ def _in_flight_bytes(
     return min(weights, per_layer + max(per_layer, emb_unit))
 
 
+def dequantized_bytes_per_weight(workload: Workload) -> float:
+    """Bytes per weight of the transient copy a 4-bit matmul dequantizes (forward and backward).
+
+    bitsandbytes 0.42 ``MatMul4Bit`` (``autograd/_functions.py``) computes
+    ``F.dequantize_4bit(B, quant_state).to(A.dtype)``: ``dequantize_4bit`` returns the dtype
+    the weight had when it was quantized (``quant_state.dtype``).  transformers quantizes the
+    loaded ``torch_dtype`` weights (bf16), so the ``.to`` is a no-op: one 2-byte copy.
+    Lightning Fabric's ``BitsandbytesPrecision`` quantizes ``weight.to(dtype=torch.half)``
+    (``_NF4Linear.quantize``, lightning 2.1-2.4 ``plugins/precision/bitsandbytes.py``), so with
+    bf16 compute the fp16 copy and its bf16 conversion are both alive: 4 bytes.
+    """
+    if workload.fabric_bnb and workload.precision != "fp16":
+        return 2 * BYTES["bf16"]
+    return BYTES["bf16"]
+
+
 def fsdp_unsharded_accumulation(workload: Workload) -> bool:
     """Gradients stay unsharded between micro-batches: FSDP ``no_sync()`` with accumulation.
 
@@ -274,8 +296,15 @@ def memory_per_gpu(
     counts: ParamCounts | None = None,
 ) -> tuple[MemoryBreakdown, list[str]]:
     """Bytes per GPU and the notes that explain the choices made."""
-    counts = counts or count_params(arch)
     notes: list[str] = recipe_assumptions(workload)
+    if workload.separate_lm_head and arch.tie_word_embeddings:
+        # litgpt ``model.py``: ``self.lm_head = nn.Linear(...)`` with no tying, and
+        # ``convert_hf_checkpoint`` copies the embedding into ``lm_head.weight`` when the
+        # checkpoint has none: a tied model carries two copies.
+        arch = arch.model_copy(update={"tie_word_embeddings": False})
+        counts = None
+        notes.append("LM head kept as its own weight (not tied to the embedding: litgpt)")
+    counts = counts or count_params(arch)
     e = activation_element_bytes(workload)
     P = counts.total
     layers = max(1, arch.num_hidden_layers)
@@ -322,15 +351,25 @@ def memory_per_gpu(
         n_adapter = lora_params(arch, workload.lora_targets, workload.lora_rank)
         if workload.method == "qlora":
             linear = _linear_weights(arch)
+            largest = _largest_linear_weights(arch)
+            if workload.fabric_bnb:
+                linear += counts.lm_head
+                largest = max(largest, counts.lm_head)
             rest_b = qlora_unquantized_bytes_per_param(workload, sharded=shard_w)
             base = linear * NF4_BITS_PER_PARAM / 8.0 + (P - linear) * rest_b
-            base += _largest_linear_weights(arch) * BYTES["bf16"]  # dequantized on the fly
+            base += largest * dequantized_bytes_per_weight(workload)  # dequantized on the fly
             quant_constants = linear * (NF4_BITS_PER_PARAM - 4.0) / 8.0 / tp
             rest = "fp32 (PEFT prepare_model_for_kbit_training)" if rest_b == 4 else "bf16"
+            if workload.fabric_bnb:
+                notes.append(
+                    "qlora through Lightning Fabric BitsandbytesPrecision: the LM head is 4-bit "
+                    "too; weights quantized from fp16, so a dequantized weight exists in fp16 "
+                    "and in the compute dtype at once"
+                )
             notes.append(
                 f"qlora: {linear / 1e9:.2f}B linear weights in NF4 "
                 f"({NF4_BITS_PER_PARAM:.3f} bit each), {(P - linear) / 1e9:.2f}B (embeddings, "
-                f"LM head, norms) in {rest}"
+                f"{'' if workload.fabric_bnb else 'LM head, '}norms) in {rest}"
             )
         else:
             base = P * weight_bytes_per_param(workload)

@@ -21,7 +21,10 @@ Sources (read Dec 2026):
   activation checkpointing), ``config_hub/finetune/*`` (``precision: bf16-true``, AdamW),
   ``litgpt.utils.chunked_cross_entropy``; on more than one GPU every finetune script runs
   the micro-batches before a step's last under ``fabric.no_backward_sync`` (``full.py``:
-  ``FSDPStrategy``, i.e. FSDP ``no_sync()``: unsharded gradients while accumulating).
+  ``FSDPStrategy``, i.e. FSDP ``no_sync()``: unsharded gradients while accumulating);
+  ``litgpt/model.py`` never ties the LM head to the embedding; ``--quantize bnb.nf4`` goes
+  through Lightning Fabric's ``BitsandbytesPrecision`` (every ``nn.Linear`` replaced, LM head
+  included; weights quantized from fp16).
 * torchtitan: ``train_configs/llama3_8b.toml`` at commit 9dec370 (the one its Dec 2024
   benchmarks name: AdamW, ``activation_checkpoint.mode = 'selective'``, per-op), FSDP2 with
   ``param_dtype`` bf16 and ``reduce_dtype`` fp32 over fp32 sharded parameters, full-logit
@@ -63,6 +66,11 @@ TORCHTUNE_FULL = (
 )
 LITGPT_LORA = "https://github.com/Lightning-AI/litgpt/blob/main/litgpt/finetune/lora.py"
 LITGPT_FULL = "https://github.com/Lightning-AI/litgpt/blob/main/litgpt/finetune/full.py"
+LITGPT_MODEL = "https://github.com/Lightning-AI/litgpt/blob/main/litgpt/model.py"
+FABRIC_BNB = (
+    "https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/fabric/"
+    "plugins/precision/bitsandbytes.py"
+)
 LITGPT_HUB = "https://github.com/Lightning-AI/litgpt/blob/main/config_hub/finetune/README.md"
 TORCHTITAN_TOML = (
     "https://github.com/pytorch/torchtitan/blob/9dec370ad26b5f8e9a7333a0e36165018262644b/"
@@ -152,6 +160,8 @@ RECIPES: dict[str, Recipe] = {
                 _d("lora_targets", ("q", "v"), LITGPT_LORA, "lora", "qlora"),
                 _d("lora_dropout", 0.05, LITGPT_LORA, "lora", "qlora"),
                 _d("fsdp_no_sync", True, LITGPT_FULL),
+                _d("separate_lm_head", True, LITGPT_MODEL),
+                _d("fabric_bnb", True, FABRIC_BNB, "qlora"),
             ),
         ),
         Recipe(

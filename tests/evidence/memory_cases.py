@@ -166,13 +166,17 @@ def organisation_of(source: str) -> str:
 # master), finetune/lora.py defaults of that commit: r=8 on query and value, dropout 0.05, no
 # activation checkpointing; the table states Alpaca's longest Llama 2 sample is 1304 tokens
 # (batches are padded to their longest sample, so the peak is at 1304).
+# litgpt's own model and quantization path (both tables): the LM head is never tied to the
+# embedding (lit_gpt/model.py) and QLoRA goes through Lightning Fabric's BitsandbytesPrecision
+# (every nn.Linear 4-bit, quantized from fp16); see engine/estimate/memory.py.
+_LITGPT_MODEL = dict(separate_lm_head=True, fabric_bnb=True)
 _LIT23 = dict(
     master_weights=False, grad_checkpointing=False, lora_rank=8, lora_targets=("q", "v"),
-    seq_len=1304,
+    seq_len=1304, **_LITGPT_MODEL,
 )  # fmt: skip
 # litgpt config hub: A10G, bf16-true, Alpaca2k truncated at max_seq_length 512, no activation
 # checkpointing (litgpt finetune does not enable it).
-_HUB = dict(master_weights=False, grad_checkpointing=False, seq_len=512)
+_HUB = dict(master_weights=False, grad_checkpointing=False, seq_len=512, **_LITGPT_MODEL)
 # Answer.AI fsdp_qlora train.py defaults (see the cases below).
 _AAI = dict(
     lora_rank=64, lora_targets=("q", "k", "v", "gate", "up", "down"), grad_checkpointing=True,

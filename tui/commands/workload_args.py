@@ -58,6 +58,8 @@ _FLAG_OF_FIELD = {
     "longest_sample": "--longest-sample",
     "fsdp_no_sync": "--fsdp-no-sync",
     "fsdp_layer_grads": "--fsdp-layer-grads",
+    "separate_lm_head": "--separate-lm-head",
+    "fabric_bnb": "--fabric-bnb",
     "compile": "--compile",
     "compile_loss": "--compile-loss",
     "recipe": "--recipe",
@@ -252,6 +254,20 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "before Aug 2025): every layer gets a gradient as large as its weights; default off",
     )
     g.add_argument(
+        "--separate-lm-head",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the LM head is its own weight even where config.json ties it (litgpt); "
+        "default: as config.json",
+    )
+    g.add_argument(
+        "--fabric-bnb",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="qlora through Lightning Fabric BitsandbytesPrecision (litgpt): LM head 4-bit "
+        "too, dequantized weights in fp16 and bf16 at once; default off",
+    )
+    g.add_argument(
         "--compile",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -315,6 +331,8 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "longest_sample",
         "fsdp_no_sync",
         "fsdp_layer_grads",
+        "separate_lm_head",
+        "fabric_bnb",
         "compile",
         "compile_loss",
     ):
