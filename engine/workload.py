@@ -29,6 +29,7 @@ Parallel = Literal["ddp", "zero1", "zero2", "zero3"]
 ServingEngine = Literal["optimized", "eager"]
 Loss = Literal["full", "chunked"]
 CheckpointMode = Literal["full", "selective"]
+Nf4Backend = Literal["bitsandbytes", "torchao"]
 
 # The values each choice accepts, for the front ends (the CLI's choices, the app's selects).
 METHODS: tuple[str, ...] = get_args(Method)
@@ -38,6 +39,7 @@ OFFLOADS: tuple[str, ...] = get_args(Offload)
 SERVING_ENGINES: tuple[str, ...] = get_args(ServingEngine)
 LOSSES: tuple[str, ...] = get_args(Loss)
 CHECKPOINT_MODES: tuple[str, ...] = get_args(CheckpointMode)
+NF4_BACKENDS: tuple[str, ...] = get_args(Nf4Backend)
 #: Other names of a data-parallel mode: PyTorch FSDP's full sharding is ZeRO stage 3 (Zhao et
 #: al. 2023, "PyTorch FSDP", VLDB, section 3: FULL_SHARD "corresponds to ZeRO-3").
 PARALLEL_ALIASES: dict[str, str] = {"fsdp": "zero3"}
@@ -132,6 +134,11 @@ class Workload(BaseModel):
     # torchtitan compiled the loss with ``training.compile`` until Dec 18 2024 and again from
     # Feb 2025, ``compile.components = ["model", "loss"]`` since Aug 2025).  None = as compile.
     compile_loss: bool | None = None
+    # Which library stores QLoRA's NF4 weights: "bitsandbytes" (transformers / PEFT / TRL,
+    # Unsloth, litgpt, Answer.AI: the quantization constants are module state that FSDP neither
+    # shards nor offloads) or "torchao" (torchtune's NF4Tensor: the constants are inner tensors
+    # of the parameter and FSDP2 shards them with the 4-bit data).  None = "bitsandbytes".
+    nf4_backend: Nf4Backend | None = None
     # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
     recipe: str | None = None
     # Serving (inference only; engine.estimate.serving): concurrent users the build serves,

@@ -239,3 +239,30 @@ def test_fabric_bnb_quantizes_the_head_and_keeps_two_dequantized_copies():
     fp16 = dict(q, precision="fp16")
     a = estimate(Workload(**fp16, fabric_bnb=True), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
     assert fabric.weights_bytes - a.weights_bytes == pytest.approx(head * 2, rel=1e-6)
+
+
+def test_torchao_nf4_constants_are_sharded_with_the_weights_under_fsdp():
+    """bitsandbytes keeps every NF4 constant on every GPU under FSDP; torchao's NF4Tensor (as
+    torchtune stores QLoRA weights) shards them with the 4-bit data."""
+
+    def on_8(**kw):
+        return estimate(Workload(**kw), A100_80GB, 8, arch=LLAMA32_3B).memory_per_gpu
+
+    qlora = dict(method="qlora", seq_len=2048, micro_batch=1, parallel="zero3")
+    bnb = on_8(**qlora)
+    tao = on_8(**qlora, nf4_backend="torchao")
+    # Llama 3.2 3B: 2.82e9 linear weights; constants 0.127 bit each, 7/8 of them go away
+    linear = 28 * (2 * 3072 * 3072 + 2 * 3072 * 1024 + 3 * 3072 * 8192)
+    constants = linear * (8 / 64 + 32 / (64 * 256)) / 8
+    assert bnb.weights_bytes - tao.weights_bytes == pytest.approx(constants * 7 / 8, rel=1e-6)
+    # one GPU: nothing to shard, the backend changes nothing
+    one = dict(method="qlora", seq_len=2048, micro_batch=1)
+    assert mem(**one).total_bytes == mem(**one, nf4_backend="torchao").total_bytes
+
+
+def test_torchtune_recipe_stores_qlora_weights_with_torchao():
+    from slotwise.engine.estimate.recipes import apply_recipe
+
+    assert apply_recipe({"method": "qlora"}, "torchtune")["nf4_backend"] == "torchao"
+    assert "nf4_backend" not in apply_recipe({"method": "lora"}, "torchtune")
+    assert "nf4_backend" not in apply_recipe({"method": "qlora"}, "unsloth")

@@ -21,7 +21,13 @@ Origins of each term:
 * FSDP + QLoRA (Answer.AI / bitsandbytes 0.43, ``bnb_4bit_quant_storage``): the packed 4-bit
   weights are FSDP parameters and are sharded / offloaded like any other, but the quantization
   constants (absmax, double-quantization state) live in each ``Linear4bit``'s ``quant_state``,
-  which FSDP does not flatten, so every GPU keeps all of them.
+  which FSDP does not flatten, so every GPU keeps all of them.  torchtune's QLoRA stores the
+  weights as torchao ``NF4Tensor`` parameters (``torchtune/modules/low_precision/nf4_linear.py``,
+  ``to_nf4``) whose constants (``quantized_scalers``, ``quantization_factor``) are inner tensors
+  of the parameter: torchao's FSDP2 extensions split and all-gather them with the 4-bit data
+  (``torchao/dtypes/nf4tensor.py``, ``_INNER_TENSOR_NAMES_FOR_SHARDING``, ``nf4_split``,
+  ``fsdp_pre_all_gather``), so under ``--nf4-backend torchao`` they are sharded and offloaded
+  like the rest.
 * LoRA (Hu et al. 2021, arXiv:2106.09685): the base is frozen (no gradients or optimizer state);
   adapters are trained in fp32 by PEFT (``autocast_adapter_dtype=True``): 16 bytes each with
   AdamW.  QLoRA (Dettmers et al. 2023) stores every linear layer of the base in NF4 with double
@@ -358,7 +364,8 @@ def memory_per_gpu(
             rest_b = qlora_unquantized_bytes_per_param(workload, sharded=shard_w)
             base = linear * NF4_BITS_PER_PARAM / 8.0 + (P - linear) * rest_b
             base += largest * dequantized_bytes_per_weight(workload)  # dequantized on the fly
-            quant_constants = linear * (NF4_BITS_PER_PARAM - 4.0) / 8.0 / tp
+            if workload.nf4_backend != "torchao":  # torchao shards them (module docstring)
+                quant_constants = linear * (NF4_BITS_PER_PARAM - 4.0) / 8.0 / tp
             rest = "fp32 (PEFT prepare_model_for_kbit_training)" if rest_b == 4 else "bf16"
             if workload.fabric_bnb:
                 notes.append(
@@ -474,6 +481,11 @@ def memory_per_gpu(
                 f"NF4 quantization constants ({quant_constants / 2**30:.2f} GiB) stay whole on "
                 "every GPU: bitsandbytes keeps them as module state, which FSDP neither shards "
                 "nor offloads"
+            )
+        elif workload.method == "qlora" and (shard_w or offload == "params"):
+            notes.append(
+                "NF4 quantization constants sharded with the 4-bit weights (torchao "
+                "NF4Tensor under FSDP2, as torchtune stores them)"
             )
         if parallel != "ddp" and dp > 1:
             notes.append(f"{parallel} over {dp} data-parallel GPUs")

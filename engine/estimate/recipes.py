@@ -16,7 +16,9 @@ Sources (read Dec 2026):
 * torchtune: ``recipes/configs/llama3_1/8B_lora_single_device.yaml`` and
   ``8B_full_single_device.yaml`` (``dtype: bf16``, ``enable_activation_checkpointing: True``,
   ``enable_activation_offloading: False``, chunked output loss, LoRA ``r=8`` on q, v,
-  output_proj + MLP, ``lora_dropout: 0.0`` (every config under recipes/configs), ``compile: False``; full: ``PagedAdamW8bit`` with ``optimizer_in_bwd: True``).
+  output_proj + MLP, ``lora_dropout: 0.0`` (every config under recipes/configs), ``compile: False``; full: ``PagedAdamW8bit`` with ``optimizer_in_bwd: True``);
+  QLoRA's NF4 weights are torchao ``NF4Tensor`` parameters
+  (``torchtune/modules/low_precision/nf4_linear.py``: ``FrozenNF4Linear`` calls ``to_nf4``).
 * litgpt: ``litgpt/finetune/lora.py`` (``lora_r=8``, ``lora_dropout=0.05``, query + value; single device without
   activation checkpointing), ``config_hub/finetune/*`` (``precision: bf16-true``, AdamW),
   ``litgpt.utils.chunked_cross_entropy``; on more than one GPU every finetune script runs
@@ -83,6 +85,9 @@ UNSLOTH_DOCS = (
     "https://docs.unsloth.ai/get-started/fine-tuning-llms-guide/lora-hyperparameters-guide"
 )
 FSDP_QLORA = "https://github.com/AnswerDotAI/fsdp_qlora/blob/main/train.py"
+TORCHTUNE_NF4 = (
+    "https://github.com/pytorch/torchtune/blob/main/torchtune/modules/low_precision/nf4_linear.py"
+)
 
 _ALL = LORA_TARGET_SETS["all-linear"]
 _NO_O = ("q", "k", "v", "gate", "up", "down")
@@ -144,6 +149,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("lora_rank", 8, TORCHTUNE_LORA, "lora", "qlora"),
                 _d("lora_targets", _TT_TARGETS, TORCHTUNE_LORA, "lora", "qlora"),
                 _d("lora_dropout", 0.0, TORCHTUNE_LORA, "lora", "qlora"),
+                _d("nf4_backend", "torchao", TORCHTUNE_NF4, "qlora"),
                 _d("optimizer", "paged-adamw-8bit", TORCHTUNE_FULL, "full", "pretrain"),
                 _d("optimizer_in_backward", True, TORCHTUNE_FULL, "full", "pretrain"),
             ),

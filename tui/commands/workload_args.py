@@ -16,6 +16,7 @@ from slotwise.engine.workload import (
     CHECKPOINT_MODES,
     LOSSES,
     METHODS,
+    NF4_BACKENDS,
     OFFLOADS,
     OPTIMIZERS,
     PARALLELS,
@@ -62,6 +63,7 @@ _FLAG_OF_FIELD = {
     "fabric_bnb": "--fabric-bnb",
     "compile": "--compile",
     "compile_loss": "--compile-loss",
+    "nf4_backend": "--nf4-backend",
     "recipe": "--recipe",
 }
 
@@ -279,6 +281,13 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         default=None,
         help="the loss compiled too: no fp32 logit buffers (default: as --compile)",
     )
+    g.add_argument(
+        "--nf4-backend",
+        choices=NF4_BACKENDS,
+        default=None,
+        help="QLoRA's NF4 library: bitsandbytes (default; FSDP keeps every quantization "
+        "constant on every GPU) or torchao (torchtune; FSDP2 shards the constants)",
+    )
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
@@ -335,6 +344,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "fabric_bnb",
         "compile",
         "compile_loss",
+        "nf4_backend",
     ):
         value = getattr(args, dest, None)
         if value is not None:
