@@ -18,6 +18,8 @@ Origins of each term:
   one layer stays on the GPU); ZeRO-Infinity / FSDP ``CPUOffload(offload_params=True)``
   (Rajbhandari et al. 2021, arXiv:2104.07857) also moves the weights, leaving the two
   in-flight layers.
+* FSDP gradient reduce-scatter (:func:`_fsdp_unit_gradient_bytes`): while a layer's gradients
+  are reduce-scattered, its unsharded gradient and the reduce-scatter buffer coexist on the GPU.
 * FSDP + QLoRA (Answer.AI / bitsandbytes 0.43, ``bnb_4bit_quant_storage``): the packed 4-bit
   weights are FSDP parameters and are sharded / offloaded like any other, but the quantization
   constants (absmax, double-quantization state) live in each ``Linear4bit``'s ``quant_state``,
@@ -284,6 +286,30 @@ def fsdp_layer_gradient_bytes(counts: ParamCounts, workload: Workload, tp: int) 
     return max(0, layer_params) * weight_bytes_per_param(workload) / tp
 
 
+def _fsdp_unit_gradient_bytes(
+    arch: ModelPreset, counts: ParamCounts, workload: Workload, tp: int
+) -> float:
+    """Gradient memory of the FSDP unit being reduce-scattered, on top of the sharded gradients.
+
+    When a decoder layer's backward ends, FSDP reduce-scatters its gradients: PyTorch FSDP2
+    ``foreach_reduce`` (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py) allocates a
+    ``reduce_scatter_input`` buffer in the reduce dtype and copies the unsharded gradients into
+    it (``foreach_reduce_scatter_copy_in``) before they are freed; FSDP1 (``_reduce_grad``)
+    likewise casts the unsharded flat gradient to the reduce dtype, or pads it, into a second
+    buffer when either is needed (``_get_reduce_scatter_tensors``).  So one layer's
+    unsharded gradient (in the compute dtype) and its reduce-scatter copy (fp32 where the
+    parameters are fp32 masters, as torchtitan's ``reduce_dtype=float32``; else the compute
+    dtype) are alive at once.  Only trained weights have gradients: full and pretrain runs.
+    """
+    if workload.method not in ("full", "pretrain"):
+        return 0.0
+    layers = max(1, arch.num_hidden_layers)
+    per_layer = max(0.0, counts.total - counts.embedding - counts.lm_head) / layers
+    g_b = trainable_state_bytes(workload)[1]
+    reduce_b = MASTER_WEIGHT_BYTES if uses_master_weights(workload) else g_b
+    return per_layer * (g_b + reduce_b) / tp
+
+
 def kv_cache_bytes(arch: ModelPreset, workload: Workload, tp: int) -> float:
     """KV cache (and Mamba state) of ``micro_batch`` sequences of ``seq_len`` tokens on one GPU:
     per layer kind, sliding windows applied (:mod:`engine.estimate.kvcache`)."""
@@ -469,9 +495,23 @@ def memory_per_gpu(
             )
         if shard_w:
             weights = min(weights, (weights - quant_constants) / dp + quant_constants + in_flight)
+        # Under no_sync the unsharded gradients are already counted whole.
+        unit_grads = (
+            _fsdp_unit_gradient_bytes(arch, counts, workload, tp)
+            if shard_w and not unsharded
+            else 0.0
+        )
+        grads += unit_grads
+        if unit_grads:
+            notes.append(
+                f"FSDP reduce-scatter: one decoder layer's unsharded gradient and its "
+                f"reduce-scatter copy ({unit_grads / 2**30:.2f} GiB) besides the shards"
+            )
         if offload in ("optimizer", "params"):
             opt = 0.0
-            grads /= layers  # a bucket of about one layer's gradients stays on the GPU
+            # What stays on the GPU: the unit being reduce-scattered (ZeRO-3 / FSDP), or a
+            # bucket of about one layer's gradients (ZeRO-Offload).
+            grads = unit_grads or grads / layers
             notes.append("optimizer state, fp32 master and gradients on CPU (ZeRO-Offload)")
         if offload == "params":
             weights = min(weights, in_flight + quant_constants)
