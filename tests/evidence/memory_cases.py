@@ -1009,9 +1009,69 @@ CHATGLM_CASES: tuple[MeasuredCase, ...] = (
     ),
 )
 
+# ---- Hugging Face PEFT docs, "DeepSpeed" (docs/source/accelerate/deepspeed.md; scripts
+# examples/sft/run_peft_deepspeed.sh and run_peft_qlora_deepspeed_stage3.sh): Llama-2-70b-hf,
+# TRL SFTTrainer through Accelerate with DeepSpeed ZeRO-3 (no offload, zero3_init_flag,
+# mixed_precision bf16: the frozen base is partitioned in bf16, adapters train with DeepSpeed's
+# fp32 master copy and fp32 AdamW moments = 16 B per adapter parameter), packed to 2048 tokens,
+# gradient checkpointing, FlashAttention 2, LoRA r=8 on all linear layers, dropout 0.1.  The
+# figures are per-GPU memory read off the GPU monitor ("GB", taken as 1e9 bytes like the FSDP
+# section's; the LoRA run's "64 GB (80%)" of an 80 GB H100 would read 63.7 GiB as a share).
+# Left out: the FSDP + LoRA run ("72-80 GB (90-98%)"): examples/sft/utils.py loads a
+# non-quantized model in fp32 (``torch_dtype=torch.float32``), so FSDP keeps fp32 frozen shards
+# beside bf16 compute, which the workload cannot state.
+PEFT_DEEPSPEED_DOCS = "https://huggingface.co/docs/peft/accelerate/deepspeed"
+HF_OPTIMIZE_LLM = "https://huggingface.co/blog/optimize-llm"
+# StarCoder's config.json (bigcode/starcoder; octocoder is its instruction-tuned copy):
+# GPTBigCode, n_embd 6144, n_inner 24576, 40 layers, 48 heads, multi_query, vocab 49152,
+# n_positions 8192, tied LM head; 15.5B parameters (StarCoder paper, arXiv:2305.06161).
+OCTOCODER = _arch(
+    "octocoder", "bigcode/octocoder", 15.5, model_type="gpt_bigcode", hidden_size=6144,
+    intermediate_size=24576, num_hidden_layers=40, num_attention_heads=48,
+    num_key_value_heads=1, vocab_size=49152, max_position_embeddings=8192,
+    position_embeddings=8192, tie_word_embeddings=True, attention_bias=True, mlp_gated=False,
+    mlp_bias=True, norm_bias=True,
+)  # fmt: skip
+HUGGING_FACE_CASES: tuple[MeasuredCase, ...] = (
+    MeasuredCase(
+        "peft-llama2-70b-lora-deepspeed-z3-8gpu", PEFT_DEEPSPEED_DOCS,
+        "LoRA + DeepSpeed ZeRO-3 on 8 x H100 80GB, per-device batch 8, packed 2048, gradient "
+        "accumulation 4: 64 GB (80%) per GPU",
+        LLAMA2_70B,
+        dict(method="lora", seq_len=2048, micro_batch=8, grad_accum=4, lora_rank=8,
+             lora_dropout=0.1, parallel="zero3", grad_checkpointing=True),
+        8, 64 * GB, tags=("device",),
+    ),
+    MeasuredCase(
+        "peft-llama2-70b-qlora-deepspeed-z3-2gpu", PEFT_DEEPSPEED_DOCS,
+        "QLoRA (NF4, nested quantization, bf16 quant storage) + DeepSpeed ZeRO-3 on 2 x 40 GB "
+        "GPUs, per-device batch 2, packed 2048, gradient accumulation 2: 36.6 GB per GPU",
+        LLAMA2_70B,
+        dict(method="qlora", seq_len=2048, micro_batch=2, grad_accum=2, lora_rank=8,
+             lora_dropout=0.1, parallel="zero3", grad_checkpointing=True),
+        2, 36.6 * GB, tags=("qlora", "device"),
+    ),
+    # Hugging Face blog "Optimizing your LLM in production" (also the transformers docs page
+    # llm_tutorial_optimization): bigcode/octocoder (StarCoder's architecture) in bf16 on one
+    # A100, the transformers text-generation pipeline on a one-sentence prompt with 60 new
+    # tokens; ``torch.cuda.max_memory_allocated()`` printed in GiB (bytes / 1024**3).  The prompt
+    # is not tokenized in the post; at any length under 128 tokens the KV cache (MQA: one head)
+    # and activations are under 0.1 % of the peak, so seq_len 128 stands for it.  Left out:
+    # the 8-bit / 4-bit runs (bitsandbytes LLM.int8 and FP4 inference are not precisions the
+    # workload has) and the long-prompt runs (token count not stated).
+    MeasuredCase(
+        "hf-blog-octocoder-bf16-inference", HF_OPTIMIZE_LLM,
+        "bigcode/octocoder in bfloat16, short prompt + 60 new tokens: "
+        "max_memory_allocated 29.0260648727417 GiB",
+        OCTOCODER, dict(method="inference", seq_len=128), 1, 29.0260648727417 * GIB,
+        tags=("inference", "allocated"),
+    ),
+)  # fmt: skip
+
 NEW_CASES: tuple[MeasuredCase, ...] = (
     LITGPT_HUB_MORE + TORCHTUNE_MORE + TORCHTITAN_CASES + QWEN_FINETUNE_CASES
     + QWEN25_INFERENCE + QWEN3_INFERENCE + GOOGLE_CASES + CHATGLM_CASES
+    + HUGGING_FACE_CASES
 )  # fmt: skip
 
 #: Every measured case: the original table and the December 2026 additions.
