@@ -27,7 +27,7 @@ Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
 Offload = Literal["none", "optimizer", "params"]
 Parallel = Literal["ddp", "zero1", "zero2", "zero3"]
 ServingEngine = Literal["optimized", "eager"]
-Loss = Literal["full", "chunked"]
+Loss = Literal["full", "chunked", "full-16bit"]
 CheckpointMode = Literal["full", "selective"]
 Nf4Backend = Literal["bitsandbytes", "torchao"]
 
@@ -93,7 +93,9 @@ class Workload(BaseModel):
     master_weights: bool | None = None
     # How the loss is computed: "full" = the whole tokens x vocab logits upcast to fp32 (Hugging
     # Face transformers / TRL / PEFT); "chunked" = the output projection and cross-entropy run in
-    # chunks (torchtune CEWithChunkedOutputLoss). None = "full".
+    # chunks (torchtune CEWithChunkedOutputLoss); "full-16bit" = the whole logits with the
+    # cross-entropy in the 16-bit compute dtype (model code that does not upcast, run without
+    # autocast: Qwen v1's modeling_qwen.py under DeepSpeed fp16). None = "full".
     loss: Loss | None = None
     # Which activations a recomputed layer keeps: "full" = only each layer's input (HF
     # gradient_checkpointing, torchtune, litgpt FSDP); "selective" = torchtitan's op-level SAC

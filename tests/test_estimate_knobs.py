@@ -290,3 +290,15 @@ def test_fsdp_keeps_one_layer_gradient_and_its_reduce_scatter_copy():
     assert on_8(method="full", parallel="ddp").gradients_bytes == pytest.approx(total * 2)
     lora = on_8(method="lora", parallel="zero3", master_weights=False)
     assert lora.gradients_bytes < 0.01 * pure.gradients_bytes
+
+
+def test_a_16bit_cross_entropy_keeps_three_16bit_copies_of_the_logits():
+    """--loss full-16bit: logits, log-softmax and one gradient in the compute dtype (Qwen v1
+    without autocast), against the fp32 buffers of the Hugging Face loss."""
+    base = dict(method="lora", seq_len=2048, micro_batch=1, grad_checkpointing=True)
+    half = mem(**base, loss="full-16bit")
+    full = mem(**base, loss="full")
+    logits = 2048 * 128256
+    assert half.logits_bytes == pytest.approx(logits * 3 * 2)
+    assert full.logits_bytes == pytest.approx(logits * (2 + 12))
+    assert full.total_bytes - half.total_bytes == pytest.approx(logits * 8)

@@ -78,6 +78,17 @@ with the sum (median |error| 1.5 %) and not with the larger one (-11 % to -24 %)
 ``CEWithChunkedOutputLoss``, 8 chunks): the bf16 logits are still materialised, but the fp32
 buffers exist for one chunk at a time: ``e + 12 / 8`` bytes.
 
+``--loss full-16bit``: model code that computes the cross-entropy on the logits as they are,
+without upcasting (Qwen v1's remote-code ``modeling_qwen.py``: ``CrossEntropyLoss()`` on
+``lm_logits[..., :-1, :].contiguous()``), run without ``torch.autocast`` (DeepSpeed fp16/bf16
+casts the model itself: transformers' ``Trainer`` turns on its AMP only "if (args.fp16 or
+args.bf16) and not (self.is_deepspeed_enabled ...)", "deepspeed ... manage their own half
+precision"; under autocast ``cross_entropy`` is an fp32 op and the ``full`` accounting
+applies).  Then every buffer is 16-bit and at most three
+tokens x vocab tensors are alive at once: in the forward the logits, their shifted contiguous
+copy and the log-softmax output; in the backward the saved log-softmax output, its gradient and
+the gradient of the logits: ``3 e`` per logit.
+
 A compiled loss (``torch.compile`` of the cross-entropy: torchtune ``compile_loss``, torchtitan
 ``compile.components`` with "loss"): Inductor fuses the upcast, log-softmax and NLL into one
 reduction that saves only the bf16 logits it already holds and a per-row log-sum-exp, and its
@@ -114,6 +125,8 @@ BACKWARD_WIDE_GRADS = 3
 LOSS_FP32_BYTES = 12.0
 #: torchtune ``CEWithChunkedOutputLoss.num_output_chunks``.
 LOSS_CHUNKS = 8
+#: tokens x vocab tensors alive at once when the cross-entropy runs in 16 bits (``full-16bit``).
+LOSS_16BIT_COPIES = 3
 
 
 #: A layer's shape: (token mixer, FFN) = ("attention" | "ssm" | "none", "dense" | "moe" | "none").
@@ -386,6 +399,8 @@ def loss_bytes_per_logit(workload: Workload, e: float) -> float:
         return e + grad
     if workload.loss == "chunked":
         return e + LOSS_FP32_BYTES / LOSS_CHUNKS
+    if workload.loss == "full-16bit":
+        return LOSS_16BIT_COPIES * e
     return e + LOSS_FP32_BYTES
 
 

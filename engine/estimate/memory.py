@@ -449,6 +449,12 @@ def memory_per_gpu(
                 f"{arch.vocab_size:,} vocab (compiled loss: bf16 logits and their gradient, no "
                 "fp32 buffers)"
             )
+        elif workload.loss == "full-16bit":
+            notes.append(
+                f"logits + loss: {loss_bytes_per_logit(workload, e):g} B x tokens x "
+                f"{arch.vocab_size:,} vocab (cross-entropy in the 16-bit compute dtype, no "
+                "fp32 upcast: logits, log-softmax and one gradient at a time)"
+            )
         elif workload.loss == "chunked":
             notes.append(
                 f"logits + loss: {loss_bytes_per_logit(workload, e):g} B x tokens x "

@@ -894,7 +894,11 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
 # (adamw_torch).  "LoRA": bf16 chat model, Trainer --bf16, fp32 adapters.  "Q-LoRA": the
 # GPTQ-Int4 chat model in fp16 through DeepSpeed ZeRO-2 on one GPU, PEFT's
 # prepare_model_for_kbit_training (non-quantized weights cast to fp32); GPTQ 4-bit with
-# group size 128 is counted as NF4 (4.13 vs 4.16 bits).  Unit "G": taken as GiB (the Qwen
+# group size 128 is counted as NF4 (4.13 vs 4.16 bits).  The Q-LoRA script passes
+# ``--deepspeed finetune/ds_config_zero2.json --fp16`` (finetune/finetune_qlora_single_gpu.sh):
+# DeepSpeed's fp16 engine, no autocast, so modeling_qwen.py's CrossEntropyLoss runs on the fp16
+# logits (--loss full-16bit); the LoRA script runs the Trainer's bf16 autocast, where the
+# cross-entropy is an fp32 op (--loss full, the default).  Unit "G": taken as GiB (the Qwen
 # team's profiling scripts divide by 1024**3).  Left out: "LoRA (emb)" (trainable embedding and
 # LM head), full-parameter and multi-GPU rows (the figure's per-GPU meaning is not stated).
 _QWEN_SEQS = (256, 512, 1024, 2048, 4096, 8192)
@@ -914,7 +918,8 @@ QWEN_FINETUNE_CASES: tuple[MeasuredCase, ...] = tuple(
         f"batch 1, sequence length {seq}: {g} G",
         arch,
         dict(method=method, seq_len=seq, micro_batch=1, lora_rank=64, grad_checkpointing=True,
-             precision="fp16" if method == "qlora" else "bf16"),
+             precision="fp16" if method == "qlora" else "bf16",
+             loss="full-16bit" if method == "qlora" else "full"),
         1, g * GIB, tags=("qwen",) + (("qlora",) if method == "qlora" else ()),
     )
     for size, arch, method, figures in _QWEN_ROWS

@@ -178,8 +178,9 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "--loss",
         choices=LOSSES,
         default=None,
-        help="cross-entropy memory: full (default; Hugging Face upcasts all logits to fp32) or "
-        "chunked (torchtune-style chunked output + loss)",
+        help="cross-entropy memory: full (default; Hugging Face upcasts all logits to fp32), "
+        "chunked (torchtune-style chunked output + loss) or full-16bit (no upcast, no "
+        "autocast: Qwen v1 under DeepSpeed fp16)",
     )
     s = parser.add_argument_group("serving (inference)")
     s.add_argument(
