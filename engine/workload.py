@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, StringConstraints, field_validator, 
 
 from slotwise.engine.inputs import ref
 from slotwise.parts.bounds import (
+    BucketElements,
     ConcurrentUsers,
     ContextTokens,
     DropoutRate,
@@ -141,6 +142,10 @@ class Workload(BaseModel):
     # shards nor offloads) or "torchao" (torchtune's NF4Tensor: the constants are inner tensors
     # of the parameter and FSDP2 shards them with the 4-bit data).  None = "bitsandbytes".
     nf4_backend: Nf4Backend | None = None
+    # DeepSpeed ZeRO-1/2 gradient buckets: elements of the contiguous buffers the optimizer
+    # allocates for each backward (``reduce_bucket_size``, twice with ``overlap_comm``).  Only
+    # counted with parallel zero1/zero2; None = not counted (not DeepSpeed, or not known).
+    zero_buckets: BucketElements | None = None
     # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
     recipe: str | None = None
     # Serving (inference only; engine.estimate.serving): concurrent users the build serves,

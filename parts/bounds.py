@@ -273,6 +273,15 @@ TrainTokens = Annotated[
     float_range(0, 1e16, "tokens", "to train on (largest runs today ~3.6e13)", positive=True),
     FloatSized,
 ]
+#: Elements of DeepSpeed ZeRO-1/2 gradient bucket buffers (``reduce_bucket_size``, default 5e8,
+#: twice with ``overlap_comm``); 1e11 is far above any configuration.
+BucketElements = Annotated[
+    float,
+    float_range(
+        0, 1e11, "elements", "of DeepSpeed gradient buckets (5e8 by default)", positive=True
+    ),
+    FloatSized,
+]
 #: Wall-clock target in days (a century at most).
 TargetDays = Annotated[
     float, float_range(0, 36_525, "days", "wanted wall-clock time", positive=True), FloatSized

@@ -302,3 +302,14 @@ def test_a_16bit_cross_entropy_keeps_three_16bit_copies_of_the_logits():
     assert half.logits_bytes == pytest.approx(logits * 3 * 2)
     assert full.logits_bytes == pytest.approx(logits * (2 + 12))
     assert full.total_bytes - half.total_bytes == pytest.approx(logits * 8)
+
+
+def test_deepspeed_zero2_gradient_buckets_count_in_the_compute_dtype():
+    """DeepSpeed stage_1_and_2 backward(): ipg_buffer(s) of reduce_bucket_size elements."""
+    base = dict(method="lora", seq_len=1024, micro_batch=1, parallel="zero2")
+    plain = mem(**base)
+    buckets = mem(**base, zero_buckets=4e8)
+    assert buckets.gradients_bytes - plain.gradients_bytes == pytest.approx(4e8 * 2)
+    # only DeepSpeed ZeRO-1/2 has them
+    fsdp = dict(base, parallel="zero3")
+    assert mem(**fsdp, zero_buckets=4e8).total_bytes == mem(**fsdp).total_bytes

@@ -18,6 +18,11 @@ Origins of each term:
   one layer stays on the GPU); ZeRO-Infinity / FSDP ``CPUOffload(offload_params=True)``
   (Rajbhandari et al. 2021, arXiv:2104.07857) also moves the weights, leaving the two
   in-flight layers.
+* DeepSpeed ZeRO-1/2 gradient buckets (``--zero-buckets``): ``DeepSpeedZeroOptimizer.backward``
+  (deepspeed/runtime/zero/stage_1_and_2.py) allocates, with ``contiguous_gradients`` (the
+  default), an ``ipg_buffer`` of ``reduce_bucket_size`` elements in the parameters' 16-bit
+  dtype, and a second one with ``overlap_comm`` ("double buffers to avoid data access
+  conflict"), on every backward, whatever the number of trainable parameters.
 * FSDP gradient reduce-scatter (:func:`_fsdp_unit_gradient_bytes`): while a layer's gradients
   are reduce-scattered, its unsharded gradient and the reduce-scatter buffer coexist on the GPU.
 * FSDP + QLoRA (Answer.AI / bitsandbytes 0.43, ``bnb_4bit_quant_storage``): the packed 4-bit
@@ -512,6 +517,13 @@ def memory_per_gpu(
             notes.append(
                 f"FSDP reduce-scatter: one decoder layer's unsharded gradient and its "
                 f"reduce-scatter copy ({unit_grads / 2**30:.2f} GiB) besides the shards"
+            )
+        if workload.zero_buckets and workload.parallel in ("zero1", "zero2"):
+            buckets = workload.zero_buckets * e
+            grads += buckets
+            notes.append(
+                f"DeepSpeed ZeRO gradient buckets: {workload.zero_buckets:,.0f} elements "
+                f"({buckets / 2**30:.2f} GiB) allocated for every backward"
             )
         if offload in ("optimizer", "params"):
             opt = 0.0

@@ -898,8 +898,10 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
 # ``--deepspeed finetune/ds_config_zero2.json --fp16`` (finetune/finetune_qlora_single_gpu.sh):
 # DeepSpeed's fp16 engine, no autocast, so modeling_qwen.py's CrossEntropyLoss runs on the fp16
 # logits (--loss full-16bit); the LoRA script runs the Trainer's bf16 autocast, where the
-# cross-entropy is an fp32 op (--loss full, the default).  Unit "G": taken as GiB (the Qwen
-# team's profiling scripts divide by 1024**3).  Left out: "LoRA (emb)" (trainable embedding and
+# cross-entropy is an fp32 op (--loss full, the default).  ds_config_zero2.json sets
+# reduce_bucket_size 2e8 with overlap_comm and contiguous_gradients: two 2e8-element fp16
+# gradient buckets (--parallel zero2 --zero-buckets 400M; one GPU, so nothing is sharded).
+# Unit "G": taken as GiB (the Qwen team's profiling scripts divide by 1024**3).  Left out: "LoRA (emb)" (trainable embedding and
 # LM head), full-parameter and multi-GPU rows (the figure's per-GPU meaning is not stated).
 _QWEN_SEQS = (256, 512, 1024, 2048, 4096, 8192)
 _QWEN_ROWS = (
@@ -918,8 +920,8 @@ QWEN_FINETUNE_CASES: tuple[MeasuredCase, ...] = tuple(
         f"batch 1, sequence length {seq}: {g} G",
         arch,
         dict(method=method, seq_len=seq, micro_batch=1, lora_rank=64, grad_checkpointing=True,
-             precision="fp16" if method == "qlora" else "bf16",
-             loss="full-16bit" if method == "qlora" else "full"),
+             **(dict(precision="fp16", loss="full-16bit", parallel="zero2", zero_buckets=4e8)
+                if method == "qlora" else dict(precision="bf16", loss="full"))),
         1, g * GIB, tags=("qwen",) + (("qlora",) if method == "qlora" else ()),
     )
     for size, arch, method, figures in _QWEN_ROWS

@@ -64,6 +64,7 @@ _FLAG_OF_FIELD = {
     "compile": "--compile",
     "compile_loss": "--compile-loss",
     "nf4_backend": "--nf4-backend",
+    "zero_buckets": "--zero-buckets",
     "recipe": "--recipe",
 }
 
@@ -289,6 +290,13 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         help="QLoRA's NF4 library: bitsandbytes (default; FSDP keeps every quantization "
         "constant on every GPU) or torchao (torchtune; FSDP2 shards the constants)",
     )
+    g.add_argument(
+        "--zero-buckets",
+        type=_text("zero_buckets"),
+        metavar="N",
+        help="DeepSpeed ZeRO-1/2 (--parallel zero1/zero2): elements of its gradient bucket "
+        "buffers, reduce_bucket_size (twice with overlap_comm), e.g. 400M; default not counted",
+    )
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
@@ -346,6 +354,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "compile",
         "compile_loss",
         "nf4_backend",
+        "zero_buckets",
     ):
         value = getattr(args, dest, None)
         if value is not None:
