@@ -192,7 +192,7 @@ def test_litgpt_multi_gpu_lora_peaks_follow_the_fsdp_mechanisms():
     under half without them."""
     from tests.evidence.memory_cases import CASES
 
-    cases = [c for c in CASES if c.id.startswith("litgpt23-") and "gpu-mb" in c.id]
+    cases = [c for c in CASES if c.id.startswith("litgpt23-llama2-") and "gpu-mb" in c.id]
     assert len(cases) >= 4
     for case in cases:
         wl = case.make_workload()

@@ -17,6 +17,14 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
 * SwiGLU MLP: gate output (for SiLU's backward), SiLU output and up output (for the product):
   ``3 e i``; for MoE layers ``i`` is the routed experts a token visits plus shared experts, and the
   dispatched copies of the token's hidden state (``k e h``) are kept too;
+* two-matrix MLPs (``mlp_gated=False``: GPT-2, NeoX, Falcon, phi, StarCoder: fc1, a fused
+  GELU, fc2): the GELU keeps its input, the fc1 output (``e i``); the GELU output is fc2's
+  input, kept only when fc2 needs it (below); while the MLP's backward runs, the gradients of
+  the fc2 input and of the fc1 output are alive (``2 e i``).  LayerNorm models (``norm_bias``:
+  ``torch.native_layer_norm`` saves its input and a per-token mean and rstd) keep ``e h`` per
+  norm instead of an fp32 copy; a layer has as many norms as ``norms_per_layer`` says (phi,
+  Falcon, NeoX with parallel attention and MLP: one).  Same tensor-by-tensor count as above;
+  on litgpt's phi-1.5 rows (tests/evidence, Dec 2026) the SwiGLU count had been 27-49 % high;
 * the *input* of a linear layer is kept only when something needs it in backward: its weight is
   trained (full fine-tuning), a LoRA adapter sits on it, or the base weight is a bitsandbytes
   4-bit weight (``MatMul4Bit`` saves its input whenever any input needs a gradient, bitsandbytes
@@ -121,6 +129,8 @@ NORM_FP32_BYTES = 4.0
 DROPOUT_MASK_BYTES = 1.0
 #: Gradients of ``i``-wide SwiGLU intermediates alive at once during one layer's backward.
 BACKWARD_WIDE_GRADS = 3
+#: The same for a two-matrix MLP: the gradients of the fc2 input and of the fc1 output.
+TWO_MATRIX_WIDE_GRADS = 2
 #: fp32 buffers of the cross-entropy per logit: log-softmax saved + two gradients in backward.
 LOSS_FP32_BYTES = 12.0
 #: torchtune ``CEWithChunkedOutputLoss.num_output_chunks``.
@@ -153,6 +163,8 @@ class LayerDims:
     kinds: tuple[tuple[LayerKind, int], ...] = ()
     ssm_saved: int = 0  # elements per token a Mamba mixer saves for its backward
     ssm_proj: int = 0  # width of a Mamba mixer's in_proj output
+    mlp_gated: bool = True  # SwiGLU-style (gate, up, down) vs two-matrix (fc1, act, fc2)
+    layer_norm: bool = False  # LayerNorm (saves its e-byte input) vs RMSNorm (fp32 copy)
 
     @property
     def max_inter(self) -> int:
@@ -218,7 +230,7 @@ def layer_dims(arch: ModelPreset) -> LayerDims:
     if moe:
         topk = min(arch.num_experts_per_tok or 1, arch.num_experts or 1)
         moe_inter = expert_intermediate(arch) * topk + shared_expert_intermediate(arch)
-    norms = 4 if arch.model_type in FOUR_NORM_MODEL_TYPES else 2
+    norms = 4 if arch.model_type in FOUR_NORM_MODEL_TYPES else (arch.norms_per_layer or 2)
     ssm_saved, ssm_proj = _ssm_widths(arch)
     return LayerDims(
         hidden=h,
@@ -233,6 +245,8 @@ def layer_dims(arch: ModelPreset) -> LayerDims:
         kinds=layer_kinds(arch),
         ssm_saved=ssm_saved,
         ssm_proj=ssm_proj,
+        mlp_gated=arch.mlp_gated,
+        layer_norm=arch.norm_bias,
     )
 
 
@@ -282,9 +296,11 @@ def _ffn_bytes(dims: LayerDims, workload: Workload, e: float, mlp: str) -> float
     h = dims.hidden
     inter = dims.inter(mlp)
     saved = _input_saved(workload)
-    # torch.compile (AOTAutograd min-cut rematerialisation, Ansel et al. 2024, "PyTorch 2",
-    # ASPLOS): the fused SwiGLU keeps gate and up outputs and recomputes SiLU.
-    b = (2 if workload.compile else 3) * e * inter  # SwiGLU: gate out, act out, up out
+    # SwiGLU keeps gate out, act out and up out; torch.compile (AOTAutograd min-cut
+    # rematerialisation, Ansel et al. 2024, "PyTorch 2", ASPLOS) keeps gate and up outputs and
+    # recomputes SiLU.  fc1 -> GELU -> fc2: the GELU keeps its input (the fc1 output).
+    kept_wide = (2 if workload.compile else 3) if dims.mlp_gated else 1
+    b = kept_wide * e * inter
     if mlp == "moe":
         b += dims.moe_topk * e * h  # token copies dispatched to its experts
     if saved & {"gate", "up"}:
@@ -300,7 +316,8 @@ def kind_bytes_per_token(dims: LayerDims, workload: Workload, e: float, kind: La
     # torch.compile: a fused RMSNorm keeps its e-byte input, not an fp32 copy; torchtune's
     # optimisation table (tests/evidence) shows the drop: 60.0 -> 51.0 GiB for Llama 3.2 3B at
     # 8k tokens.
-    b = dims.norms_of(kind) * (e if workload.compile else NORM_FP32_BYTES) * dims.hidden
+    norm_b = e if workload.compile or dims.layer_norm else NORM_FP32_BYTES
+    b = dims.norms_of(kind) * norm_b * dims.hidden
     if mixer == "attention":
         b += _attention_bytes(dims, workload, e)
     elif mixer == "ssm":
@@ -389,7 +406,8 @@ def backward_working_bytes_per_token(dims: LayerDims, e: float) -> float:
     """Gradients alive while one layer's backward runs (see the module docstring): three
     FFN-wide ones for a SwiGLU, or a Mamba mixer's saved widths."""
     ssm = e * dims.ssm_saved if any(m == "ssm" for (m, _), _ in dims.kinds) else 0.0
-    return max(BACKWARD_WIDE_GRADS * e * dims.max_inter, ssm)
+    wide = BACKWARD_WIDE_GRADS if dims.mlp_gated else TWO_MATRIX_WIDE_GRADS
+    return max(wide * e * dims.max_inter, ssm)
 
 
 def loss_bytes_per_logit(workload: Workload, e: float) -> float:

@@ -1075,10 +1075,89 @@ HUGGING_FACE_CASES: tuple[MeasuredCase, ...] = (
     ),
 )  # fmt: skip
 
+# ---- litgpt rows on phi and Falcon (two-matrix GELU MLPs, parallel attention + MLP), added
+# Dec 2026 (memlit).  Architectures: the models' config.json numbers; counts as published in
+# tests/fixtures/configs/PUBLISHED.toml (safetensors totals; Falcon: the checkpoint's tensors).
+_PHI = dict(
+    model_type="phi", attention_bias=True, mlp_bias=True, norm_bias=True, norms_per_layer=1,
+    lm_head_bias=True, mlp_gated=False,
+)  # fmt: skip
+PHI15 = _arch(
+    "phi-1.5", "microsoft/phi-1_5", 1.41827072, hidden_size=2048, intermediate_size=8192,
+    num_hidden_layers=24, num_attention_heads=32, num_key_value_heads=32, vocab_size=51200, **_PHI,
+)  # fmt: skip
+PHI2 = _arch(
+    "phi-2", "microsoft/phi-2", 2.77968384, hidden_size=2560, intermediate_size=10240,
+    num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32, vocab_size=51200, **_PHI,
+)  # fmt: skip
+FALCON_7B = _arch(
+    "falcon-7b", "tiiuae/falcon-7b", 6.921720704, model_type="falcon", hidden_size=4544,
+    intermediate_size=18176, num_hidden_layers=32, num_attention_heads=71, num_key_value_heads=1,
+    vocab_size=65024, tie_word_embeddings=True, attention_bias=False, mlp_gated=False,
+    mlp_bias=False, norm_bias=True, norms_per_layer=1,
+)  # fmt: skip
+# lit-gpt 2023 resource tables, phi-1.5 rows (longest Alpaca sample 1044 tokens with its
+# tokenizer, as the table states); same lora.py defaults as the Llama 2 rows above.
+_LIT23_PHI = {**_LIT23, "seq_len": 1044}
+LITGPT_PHI_FALCON: tuple[MeasuredCase, ...] = tuple(
+    MeasuredCase(
+        f"litgpt23-phi15-{cid}", LITGPT_RESOURCE_TABLES,
+        f"Finetuning with LoRA on 1 GPU: phi-1.5, {text}", PHI15,
+        dict(method=method, micro_batch=mb, **_LIT23_PHI), 1, gb * GB,
+        tags=("allocated", "litgpt") + (("qlora",) if method == "qlora" else ()),
+    )
+    for cid, text, method, mb, gb in (
+        ("lora-mb1", "no quantization, micro-batch 1", "lora", 1, 4.82),
+        ("lora-mb2", "no quantization, micro-batch 2", "lora", 2, 6.76),
+        ("lora-mb4", "no quantization, micro-batch 4", "lora", 4, 10.68),
+        ("qlora-nf4", "bnb.nf4, micro-batch 1", "qlora", 1, 3.78),
+        ("qlora-nf4-dq", "bnb.nf4-dq, micro-batch 1", "qlora", 1, 3.72),
+    )
+) + tuple(
+    MeasuredCase(
+        f"litgpt23-phi15-lora-2gpu-mb{mb}", LITGPT_RESOURCE_TABLES_MULTI,
+        f"Finetuning with LoRA on Multiple GPUs: phi-1.5, 2 x A100, micro-batch {mb}", PHI15,
+        dict(method="lora", micro_batch=mb, parallel="zero3", grad_accum=128 // mb,
+             fsdp_no_sync=True, fsdp_layer_grads=True,
+             **{**_LIT23_PHI, "grad_checkpointing": True}),
+        2, gb * GB, tags=("allocated", "litgpt", "fsdp"),
+        notes="as the Llama 2 multi-GPU rows: FSDP no_sync over 128 // mb micro-batches, "
+        "Block units shared by LoRA and the frozen weights",
+    )
+    for mb, gb in ((1, 4.86), (2, 5.05), (4, 5.88))
+) + (
+    MeasuredCase(
+        "litgpt23-phi15-inference", LITGPT_RESOURCE_TABLES,
+        "Single-GPU Inference: phi-1.5, no quantization", PHI15,
+        dict(method="inference", seq_len=64, micro_batch=1, separate_lm_head=True), 1, 2.86 * GB,
+        notes="context: a short prompt + generate.py's default 50 new tokens (64 assumed)",
+        tags=("allocated", "litgpt", "inference"),
+    ),
+    _litgpt_hub("phi2-lora", PHI2, "lora", 4, 8, _ALL, 13.98,
+                "phi-2/lora.yaml: r=8 on all linear (+head), dropout 0.05, seq 512, mb 4"),
+    _litgpt_hub("phi2-qlora", PHI2, "qlora", 4, 8, _ALL, 14.27,
+                "phi-2/qlora.yaml: bnb.nf4, r=8 on all linear (+head), seq 512, mb 4"),
+    _litgpt_hub("falcon-7b-lora", FALCON_7B, "lora", 1, 32, _QV, 16.69,
+                "falcon-7b/lora.yaml: r=32 on query+value, dropout 0.05, seq 512, mb 1"),
+    _litgpt_hub("falcon-7b-qlora", FALCON_7B, "qlora", 1, 32, _QV, 9.44,
+                "falcon-7b/qlora.yaml: bnb.nf4, r=32 on query+value, seq 512, mb 1"),
+    # phi-2/full.yaml (April 2024, the row's date): devices 2 on the 4xA10G machine, global
+    # batch 8 = 2 GPUs x micro-batch 4: no accumulation, so no no_sync; FSDPStrategy with
+    # activation checkpointing per Block.
+    MeasuredCase(
+        "litgpt-hub-phi2-full-2gpu", LITGPT_CONFIG_HUB,
+        "phi-2/full.yaml (devices: 2) on a 4xA10G machine: full fine-tune, bf16-true AdamW, "
+        "FSDP, seq 512, mb 4", PHI2,
+        dict(method="full", micro_batch=4, parallel="zero3", grad_accum=1, fsdp_no_sync=True,
+             **{**_HUB, "grad_checkpointing": True}),
+        2, 14.44 * GB, tags=("allocated", "litgpt", "fsdp"),
+    ),
+)  # fmt: skip
+
 NEW_CASES: tuple[MeasuredCase, ...] = (
     LITGPT_HUB_MORE + TORCHTUNE_MORE + TORCHTITAN_CASES + QWEN_FINETUNE_CASES
     + QWEN25_INFERENCE + QWEN3_INFERENCE + GOOGLE_CASES + CHATGLM_CASES
-    + HUGGING_FACE_CASES
+    + HUGGING_FACE_CASES + LITGPT_PHI_FALCON
 )  # fmt: skip
 
 #: Every measured case: the original table and the December 2026 additions.
