@@ -329,7 +329,13 @@ class Psu(Record):
 
 
 MixerType = Literal[
-    "full_attention", "sliding_attention", "chunked_attention", "mamba", "mamba2", "none"
+    "full_attention",
+    "sliding_attention",
+    "chunked_attention",
+    "linear_attention",
+    "mamba",
+    "mamba2",
+    "none",
 ]
 MlpType = Literal["dense", "moe", "none"]
 
@@ -348,6 +354,26 @@ class SsmSpec(_Frozen):
     conv_bias: bool = True
     proj_bias: bool = False
     inner_norms: bool = Field(False, description="Jamba's dt/B/C RMSNorms inside the mixer")
+
+
+class LinearAttentionSpec(_Frozen):
+    """A Gated DeltaNet mixer's shape (Qwen3-Next / Qwen3.5 ``linear_attention`` layers, as
+    ``Qwen3_5TextConfig`` names it: ``linear_num_key_heads`` x ``linear_key_head_dim`` for q and k,
+    ``linear_num_value_heads`` x ``linear_value_head_dim`` for v, ``linear_conv_kernel_dim``)."""
+
+    key_heads: PositiveSmall
+    value_heads: PositiveSmall
+    key_head_dim: PositiveSmall
+    value_head_dim: PositiveSmall
+    conv_kernel: PositiveSmall
+
+    @property
+    def key_dim(self) -> int:
+        return self.key_heads * self.key_head_dim
+
+    @property
+    def value_dim(self) -> int:
+        return self.value_heads * self.value_head_dim
 
 
 class ModelPreset(Record):
@@ -424,6 +450,10 @@ class ModelPreset(Record):
     router_bias: bool = Field(False, description="per-expert router bias / score correction")
     expert_bias: bool = Field(False, description="gpt-oss: biases on every expert projection")
     ssm: SsmSpec | None = None
+    linear_attention: LinearAttentionSpec | None = None
+    attention_output_gate: bool = Field(
+        False, description="Qwen3-Next / Qwen3.5: q_proj also yields a sigmoid gate per head"
+    )
     extra_params: ParamCount = Field(
         0, description="weights outside the decoder stack (vision tower, projector)"
     )
@@ -447,12 +477,14 @@ class ModelPreset(Record):
                     f"{self.num_hidden_layers}"
                 )
         mixers = self.layer_types or ("full_attention",)
-        if any(m.endswith("attention") for m in mixers) and not (
+        if any(m.endswith("attention") and m != "linear_attention" for m in mixers) and not (
             self.num_attention_heads and self.num_key_value_heads
         ):
             raise ValueError("attention layers need num_attention_heads and num_key_value_heads")
         if any(m.startswith("mamba") for m in mixers) and self.ssm is None:
             raise ValueError("mamba layers need the ssm shape")
+        if "linear_attention" in mixers and self.linear_attention is None:
+            raise ValueError("linear_attention layers need the linear_attention shape")
         problems = []
         no_head_dim = self.head_dim is None and self.kv_lora_rank is None
         heads, kv = self.num_attention_heads, self.num_key_value_heads

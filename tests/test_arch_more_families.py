@@ -247,3 +247,70 @@ def test_a_root_vision_config_of_an_unknown_tower_is_reported_not_counted():
     preset, warnings = arch_from_config(cfg, source="v.json", name="v")
     assert preset.extra_params == 0
     assert any("vision tower (some_new_vit) not counted" in w for w in warnings)
+
+
+# ------------------------------------------------------------------ Qwen3.5 (Gated DeltaNet)
+
+
+def _gdn_layer(h: int, kh: int, vh: int, dk: int, dv: int, kernel: int) -> int:
+    """One Gated DeltaNet mixer by hand: in_proj_qkv/z/b/a, depthwise conv over q/k/v,
+    dt_bias and A_log, gated RMSNorm over the value head, out_proj."""
+    k, v = kh * dk, vh * dv
+    return h * (2 * k + v) + h * v + 2 * h * vh + (2 * k + v) * kernel + 2 * vh + dv + v * h
+
+
+def test_qwen3_5_27b_hybrid_layers_by_hand():
+    """48 Gated DeltaNet + 16 gated-attention layers (q_proj holds query and gate), SwiGLU MLPs,
+    the Qwen3-VL-style vision tower without deepstack; MTP not counted.  27,356,728,560 is the
+    checkpoint total Fireworks lists."""
+    _, preset, c, _ = load("qwen3.5-27b")
+    h, v, n, hd = 5120, 248320, 64, 256
+    attention = h * 24 * hd * 2 + 2 * h * 4 * hd + 24 * hd * h + 2 * hd
+    text = 2 * v * h + 16 * attention + 48 * _gdn_layer(h, 16, 48, 128, 128, 4)
+    text += n * (3 * h * 17408 + 2 * h) + h
+    assert preset.layer_types is not None and preset.layer_types.count("linear_attention") == 48
+    assert c.attention_layers == 16 and c.linear_attention_layers == 48
+    assert c.total - preset.extra_params == text
+    assert c.total == 27_356_728_560
+    assert "multi-token-prediction" in preset.notes
+
+
+def test_qwen3_5_moe_counts_experts_shared_expert_and_its_gate():
+    _, preset, c, _ = load("qwen3.5-35b-a3b")
+    h = 2048
+    moe = 256 * h + 256 * 3 * h * 512 + 3 * h * 512 + h  # router, experts, shared + its gate
+    assert c.moe_layers == 40 and c.moe_per_layer == moe and preset.shared_expert_gate
+    assert c.total == 35_107_181_936
+
+
+def test_gated_deltanet_layers_keep_a_fixed_state_not_a_kv_cache():
+    from slotwise.engine.estimate.kvcache import kv_elements, ssm_state_elements
+
+    _, preset, _, _ = load("qwen3.5-27b")
+    per_token = 16 * 2 * 4 * 256  # only the 16 full-attention layers cache K and V
+    assert kv_elements(preset, 1000) == 1000 * per_token
+    conv = (2 * 16 * 128 + 48 * 128) * 4
+    state = 48 * 128 * 128
+    assert ssm_state_elements(preset) == 48 * (conv + state)
+    assert ssm_state_elements(preset, tp=2) == 48 * ((conv + state) // 2)
+
+
+def test_gated_deltanet_projections_are_adapted_only_by_all_linear_lora():
+    from slotwise.engine.estimate.params import LORA_MODULE_NAMES, lora_params
+
+    _, preset, _, _ = load("qwen3.5-27b")
+    h, k, v, vh = 5120, 16 * 128, 48 * 128, 48
+    gdn = 48 * 8 * ((h + 2 * k + v) + (h + v) + 2 * (h + vh) + (v + h))
+    everything = lora_params(preset, LORA_MODULE_NAMES, 8)
+    named = lora_params(preset, ("q", "k", "v", "o", "gate", "up"), 8) + lora_params(
+        preset, ("down",), 8
+    )
+    assert everything - named == gdn
+
+
+def test_qwen3_5_layer_pattern_from_the_interval_and_bad_layer_types():
+    base = {"model_type": "qwen3_5_text", "num_hidden_layers": 8, "full_attention_interval": 2}
+    preset, _ = arch_from_config(base, source="q", name="q")
+    assert preset.layer_types == ("linear_attention", "full_attention") * 4
+    with pytest.raises(ArchConfigError, match="layer_types"):
+        arch_from_config({**base, "layer_types": ["mamba"] * 8}, source="q", name="q")

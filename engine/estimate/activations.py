@@ -194,13 +194,21 @@ def layer_kinds(arch: ModelPreset) -> tuple[tuple[LayerKind, int], ...]:
         )
     counts: dict[LayerKind, int] = {}
     for mixer, mlp in zip(mixer_types(arch), mlp_types(arch), strict=True):
-        m = "attention" if is_attention(mixer) else ("ssm" if mixer.startswith("mamba") else "none")
+        recurrent = mixer.startswith("mamba") or mixer == "linear_attention"
+        m = "attention" if is_attention(mixer) else ("ssm" if recurrent else "none")
         counts[(m, mlp)] = counts.get((m, mlp), 0) + 1
     return tuple(counts.items())
 
 
 def _ssm_widths(arch: ModelPreset) -> tuple[int, int]:
     """(elements a Mamba mixer saves per token, its in_proj output width); see the docstring."""
+    la = arch.linear_attention
+    if la is not None:
+        # Gated DeltaNet (Qwen3-Next / Qwen3.5), by analogy with the Mamba-2 rule (not measured):
+        # the projections' outputs (q, k, v, z, b, a), the conv output over q/k/v, and the
+        # delta rule's output and its gated norm.
+        proj = 2 * la.key_dim + 2 * la.value_dim + 2 * la.value_heads
+        return proj + (2 * la.key_dim + la.value_dim) + 2 * la.value_dim, proj
     s = arch.ssm
     if s is None:
         return 0, 0
@@ -222,7 +230,8 @@ def layer_dims(arch: ModelPreset) -> LayerDims:
         q_dim, k_dim, v_dim, o_dim = nh * qk, nh * qk, nh * v, nh * v
     else:
         hd = head_dim(arch)
-        q_dim = o_dim = nh * hd
+        o_dim = nh * hd
+        q_dim = o_dim * (2 if arch.attention_output_gate else 1)  # Qwen3-Next: query and gate
         k_dim = v_dim = arch.num_key_value_heads * hd
     dense, moe = layer_split(arch)
     moe_inter = 0

@@ -14,6 +14,9 @@ Element counts (multiply by the cache dtype's bytes); ``tp`` is the tensor-paral
   Mamba-1 ``d_inner x (conv_kernel + state_size)``; Mamba-2 ``(d_inner + 2 groups state) x
   conv_kernel + d_inner x state_size`` (``MambaCache`` / ``Mamba2`` cache shapes: conv states
   of ``conv_kernel`` columns and the SSM state), split over tp like the heads.
+* Gated DeltaNet layers (Qwen3-Next, Qwen3.5 ``linear_attention``) likewise: a conv state of
+  ``(2 x key_dim + value_dim) x conv_kernel`` and a recurrent state of ``value_heads x
+  key_head_dim x value_head_dim`` (``Qwen3_5DynamicCache`` conv_states / recurrent_states).
 """
 
 from __future__ import annotations
@@ -50,7 +53,22 @@ def kv_elements(arch: ModelPreset, seq_len: int, *, tp: int = 1) -> int:
 
 
 def ssm_state_elements(arch: ModelPreset, *, tp: int = 1) -> int:
-    """Recurrent state one sequence keeps on one GPU, summed over the Mamba layers."""
+    """Recurrent state one sequence keeps on one GPU, summed over the Mamba and Gated DeltaNet
+    layers."""
+    return _mamba_state(arch, tp) + _linear_attention_state(arch, tp)
+
+
+def _linear_attention_state(arch: ModelPreset, tp: int) -> int:
+    la = arch.linear_attention
+    layers = sum(1 for m in mixer_types(arch) if m == "linear_attention")
+    if la is None or not layers:
+        return 0
+    per = (2 * la.key_dim + la.value_dim) * la.conv_kernel
+    per += la.value_heads * la.key_head_dim * la.value_head_dim
+    return layers * math.ceil(per / max(1, tp))
+
+
+def _mamba_state(arch: ModelPreset, tp: int) -> int:
     s = arch.ssm
     if s is None:
         return 0

@@ -53,6 +53,9 @@ family's modeling code):
   mixer) and ``mlp_layer_types`` (dense, MoE, none), so only attention layers get attention
   weights and only MoE layers experts; shared experts of their own width
   (``shared_expert_intermediate_size``, Qwen2-MoE's ``shared_expert_gate``) and router biases;
+* Gated DeltaNet linear attention (``linear_attention``, see
+  :func:`linear_attention_params_per_layer`) and gated softmax attention whose ``q_proj`` also
+  yields the output gate (``attention_output_gate``: Qwen3-Next, Qwen3.5);
 * Mamba mixers (``ssm``, see :func:`ssm_params_per_layer`) and weights outside the decoder
   (``extra_params``: a vision tower and its projector).
 
@@ -106,6 +109,8 @@ class ParamCounts:
     ssm_layers: int = 0
     routed_expert: int = 0  # one routed expert's weights
     other: int = 0  # OPT's embedding projections, a vision tower (extra_params)
+    linear_attention_per_layer: int = 0  # one Gated DeltaNet mixer
+    linear_attention_layers: int = 0
 
     @property
     def layers(self) -> int:
@@ -169,7 +174,13 @@ def mixer_types(arch: ModelPreset) -> tuple[str, ...]:
 
 
 def is_attention(mixer: str) -> bool:
-    return mixer.endswith("attention")
+    """Softmax attention (full, sliding, chunked); Gated DeltaNet's ``linear_attention`` is a
+    recurrent mixer with a fixed state, not a KV cache."""
+    return mixer.endswith("attention") and mixer != "linear_attention"
+
+
+def linear_attention_layer_count(arch: ModelPreset) -> int:
+    return sum(1 for m in arch.layer_types or () if m == "linear_attention")
 
 
 def attention_layer_count(arch: ModelPreset) -> int:
@@ -276,8 +287,9 @@ def _attention_linears(arch: ModelPreset, layers: int) -> dict[str, tuple[Linear
     hd = head_dim(arch)
     nkv = arch.num_key_value_heads
     qkv_b = _qkv_bias(arch)
+    q_out = nh * hd * (2 if arch.attention_output_gate else 1)  # Qwen3-Next: query and gate
     return {
-        "q": (LinearShape("q_proj", h, nh * hd, layers, qkv_b),),
+        "q": (LinearShape("q_proj", h, q_out, layers, qkv_b),),
         "k": (LinearShape("k_proj", h, nkv * hd, layers, qkv_b),),
         "v": (LinearShape("v_proj", h, nkv * hd, layers, qkv_b),),
         "o": (LinearShape("o_proj", nh * hd, h, layers, _o_bias(arch)),),
@@ -318,7 +330,7 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
         down.append(LinearShape(f"{prefix}down_proj", inter, h, count, bias))
 
     ffn("mlp.", arch.intermediate_size, dense, arch.mlp_bias)
-    out["ssm"] = _ssm_linears(arch)
+    out["ssm"] = _ssm_linears(arch) + _linear_attention_linears(arch)
     if moe:
         n = moe * (arch.num_experts or 0)
         inter = expert_intermediate(arch)
@@ -356,6 +368,37 @@ def _ssm_linears(arch: ModelPreset) -> tuple[LinearShape, ...]:
         LinearShape("in_proj", h, proj, layers, s.proj_bias),
         LinearShape("out_proj", d, h, layers, s.proj_bias),
     )
+
+
+def _linear_attention_linears(arch: ModelPreset) -> tuple[LinearShape, ...]:
+    """Gated DeltaNet's Linear layers (``Qwen3_5GatedDeltaNet``: in_proj_qkv, in_proj_z,
+    in_proj_b, in_proj_a, out_proj; Qwen3-Next fuses the first four as in_proj_qkvz and
+    in_proj_ba, the same weights), over every linear-attention layer."""
+    la = arch.linear_attention
+    layers = linear_attention_layer_count(arch)
+    if la is None or not layers:
+        return ()
+    h, k, v, nv = arch.hidden_size, la.key_dim, la.value_dim, la.value_heads
+    return (
+        LinearShape("in_proj_qkv", h, 2 * k + v, layers),
+        LinearShape("in_proj_z", h, v, layers),
+        LinearShape("in_proj_b", h, nv, layers),
+        LinearShape("in_proj_a", h, nv, layers),
+        LinearShape("out_proj", v, h, layers),
+    )
+
+
+def linear_attention_params_per_layer(arch: ModelPreset) -> int:
+    """One Gated DeltaNet mixer (``Qwen3_5GatedDeltaNet`` / ``Qwen3NextGatedDeltaNet``): the
+    projections above, a depthwise ``conv1d`` over q, k and v (``2 x key_dim + value_dim``
+    channels x ``conv_kernel``, no bias), ``dt_bias`` and ``A_log`` per value head and the gated
+    RMSNorm over ``value_head_dim``."""
+    la = arch.linear_attention
+    if la is None:
+        return 0
+    h, k, v, nv = arch.hidden_size, la.key_dim, la.value_dim, la.value_heads
+    projections = h * (2 * k + v) + h * v + 2 * h * nv + v * h
+    return projections + (2 * k + v) * la.conv_kernel + 2 * nv + la.value_head_dim
 
 
 def lora_params(arch: ModelPreset, targets: tuple[str, ...] | list[str], rank: int) -> int:
@@ -453,6 +496,8 @@ def count_params(arch: ModelPreset) -> ParamCounts:
         other += 2 * emb_dim * h
     attention = attention_params_per_layer(arch)
     ssm = ssm_params_per_layer(arch)
+    linear = linear_attention_params_per_layer(arch)
+    linear_layers = linear_attention_layer_count(arch)
     mlp = mlp_params(h, arch.intermediate_size, gated=arch.mlp_gated, bias=arch.mlp_bias)
     dense_mlp = dense_mlp_params(arch) if arch.layer_intermediate_sizes else dense * mlp
     other += arch.linear_replacements * h * h
@@ -482,6 +527,7 @@ def count_params(arch: ModelPreset) -> ParamCounts:
         + lm_head
         + attn_layers * attention
         + ssm_layers * ssm
+        + linear_layers * linear
         + dense_mlp
         + moe * moe_total
         + norms
@@ -505,4 +551,6 @@ def count_params(arch: ModelPreset) -> ParamCounts:
         ssm_layers=ssm_layers,
         routed_expert=expert,
         other=other,
+        linear_attention_per_layer=linear,
+        linear_attention_layers=linear_layers,
     )

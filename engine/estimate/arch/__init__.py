@@ -4,7 +4,8 @@ Pure data mapping (no I/O, no network): :mod:`engine.hub` fetches a config.json 
 :mod:`engine.estimate.resolve` calls :func:`arch_from_config` on it.  Each ``model_type`` has a
 function in one of the family modules (:mod:`.decoders` Llama-style, :mod:`.moe`, :mod:`.gpt`
 GPT-2/J/NeoX/OPT/Falcon/phi/Qwen v1, :mod:`.hybrid` Mamba/Jamba/Nemotron-H, :mod:`.alibi`
-BLOOM, :mod:`.nas` Nemotron-NAS) that reads the
+BLOOM, :mod:`.nas` Nemotron-NAS,
+:mod:`.linear_attention` Qwen3.5) that reads the
 family's field names and aliases, fills absent keys with the family's ``transformers`` config
 class defaults (listed in the preset's notes) and describes what differs from a Llama-style
 decoder (biases, LayerNorm vs RMSNorm, two-matrix MLPs, tied embeddings, MoE layout, sliding or
@@ -23,7 +24,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from slotwise.engine.estimate.arch import alibi, decoders, gpt, hybrid, moe, nas
+from slotwise.engine.estimate.arch import (
+    alibi,
+    decoders,
+    gpt,
+    hybrid,
+    linear_attention,
+    moe,
+    nas,
+)
 from slotwise.engine.estimate.arch.reader import ArchConfigError, ConfigReader
 from slotwise.engine.estimate.arch.vision import vision_params
 from slotwise.engine.estimate.params import count_params
@@ -95,6 +104,9 @@ FAMILIES: dict[str, Family] = {
     "bloom": alibi.bloom,
     # Per-layer searched blocks (engine.estimate.arch.nas)
     "nemotron-nas": nas.nemotron_nas,
+    # Gated DeltaNet hybrids (engine.estimate.arch.linear_attention)
+    "qwen3_5_text": linear_attention.qwen3_5_text,
+    "qwen3_5_moe_text": linear_attention.qwen3_5_moe_text,
 }
 KNOWN_MODEL_TYPES = frozenset(FAMILIES)
 
@@ -114,6 +126,8 @@ _TEXT_CONFIG_TYPES = {
     "mistral3": "ministral3",
     "qwen2_5_vl": "qwen2_5_vl_text",
     "qwen3_vl": "qwen3_vl_text",
+    "qwen3_5": "qwen3_5_text",
+    "qwen3_5_moe": "qwen3_5_moe_text",
     "qwen3_vl_moe": "qwen3_vl_moe_text",
 }
 

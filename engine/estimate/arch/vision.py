@@ -55,7 +55,7 @@ def clip(r: ConfigReader) -> int:
     return total + 2 * h + _encoder_layers(h, inter, layers) + 2 * h
 
 
-def qwen3_vl(r: ConfigReader) -> int:
+def qwen3_vl(r: ConfigReader, deepstack_default: tuple[int, ...] = (8, 16, 24)) -> int:
     """Qwen3-VL vision model with its mergers (``Qwen3VLVisionModel``, ``modeling_qwen3_vl.py``;
     ``Qwen3VLVisionConfig`` / ``Qwen3VLMoeVisionConfig`` defaults): ``patch_embed`` Conv3d
     (``in_channels`` -> hidden over ``temporal_patch_size x patch x patch``, bias), ``pos_embed``
@@ -75,8 +75,8 @@ def qwen3_vl(r: ConfigReader) -> int:
     positions = r.num("num_position_embeddings", default=2304)
     deepstack = r.int_list("deepstack_visual_indexes")
     if deepstack is None:
-        deepstack = [8, 16, 24]
-        r.defaults_used.append("deepstack_visual_indexes=[8, 16, 24]")
+        deepstack = list(deepstack_default)
+        r.defaults_used.append(f"deepstack_visual_indexes={deepstack}")
     merged = h * merge * merge
 
     def merger(norm_width: int) -> int:
@@ -107,6 +107,12 @@ def qwen2_5_vl(r: ConfigReader) -> int:
     return channels * frames * patch * patch * h + depth * block + merger
 
 
+def qwen3_5(r: ConfigReader) -> int:
+    """Qwen3.5's vision model (``Qwen3_5VisionConfig`` / ``Qwen3_5MoeVisionConfig``): Qwen3-VL's
+    tower without deepstack mergers (the config class has no ``deepstack_visual_indexes``)."""
+    return qwen3_vl(r, deepstack_default=())
+
+
 TOWERS = {
     "qwen2_5_vl": qwen2_5_vl,
     "siglip_vision_model": siglip,
@@ -114,6 +120,10 @@ TOWERS = {
     "qwen3_vl": qwen3_vl,
     "qwen3_vl_moe": qwen3_vl,
     "qwen3_vl_moe_vision": qwen3_vl,
+    "qwen3_5": qwen3_5,
+    "qwen3_5_vision": qwen3_5,
+    "qwen3_5_moe": qwen3_5,
+    "qwen3_5_moe_vision": qwen3_5,
 }
 
 
