@@ -451,6 +451,10 @@ class ModelPreset(Record):
     expert_bias: bool = Field(False, description="gpt-oss: biases on every expert projection")
     ssm: SsmSpec | None = None
     linear_attention: LinearAttentionSpec | None = None
+    # DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5): layers that run one
+    indexer_layers: SmallCount = Field(0, description="layers with a DSA lightning indexer")
+    indexer_heads: SmallCount = 0
+    indexer_head_dim: SmallCount = 0
     attention_output_gate: bool = Field(
         False, description="Qwen3-Next / Qwen3.5: q_proj also yields a sigmoid gate per head"
     )

@@ -314,3 +314,47 @@ def test_qwen3_5_layer_pattern_from_the_interval_and_bad_layer_types():
     assert preset.layer_types == ("linear_attention", "full_attention") * 4
     with pytest.raises(ArchConfigError, match="layer_types"):
         arch_from_config({**base, "layer_types": ["mamba"] * 8}, source="q", name="q")
+
+
+# ------------------------------------------------------- DeepSeek Sparse Attention (V3.2, GLM-5)
+
+
+def _indexer(q_rank: int, h: int, heads: int, hd: int) -> int:
+    """DeepseekV32Indexer: wq_b (q latent -> heads x hd), wk (h -> hd), k_norm LayerNorm(hd)
+    with bias, weights_proj (h -> heads)."""
+    return q_rank * heads * hd + h * hd + 2 * hd + h * heads
+
+
+def test_deepseek_v3_2_is_v3_plus_one_indexer_per_layer():
+    cfg, preset, c, _ = load("deepseek-v3.2")
+    v3, _ = arch_from_config({**cfg, "model_type": "deepseek_v3"}, source="v3", name="v3")
+    per = _indexer(1536, 7168, 64, 128)
+    assert per == 13_959_424  # the per-layer figure the published reading gives
+    assert c.total - count_params(v3).total == 61 * per
+    assert c.total == 671_877_944_064 and preset.indexer_layers == 61
+
+
+def test_glm_5_1_counts_mla_moe_and_indexers():
+    _, preset, c, _ = load("glm-5.1")
+    assert preset.indexer_layers == 78 and c.dense_layers == 3 and c.moe_layers == 75
+    assert c.other == 78 * _indexer(2048, 6144, 32, 128)
+    assert c.total == 743_911_218_432
+
+
+def test_indexer_keys_are_cached_and_shared_layers_have_no_indexer():
+    from slotwise.engine.estimate.kvcache import kv_elements, kv_elements_per_token
+
+    cfg, preset, _, _ = load("glm-5.1")
+    latent = 512 + 64
+    assert kv_elements_per_token(preset) == 78 * (latent + 128)
+    assert kv_elements(preset, 100) == 100 * 78 * (latent + 128)
+    shared = ["full", "shared", "shared", "shared"] * 19 + ["full", "shared"]
+    sparse, _ = arch_from_config({**cfg, "indexer_types": shared}, source="g", name="g")
+    assert sparse.indexer_layers == 20
+    every_fourth, _ = arch_from_config(
+        {**cfg, "index_topk_freq": 4, "index_skip_topk_offset": 3}, source="g", name="g"
+    )
+    # GlmMoeDsaConfig: full when max(i - offset + 1, 0) % freq == 0
+    assert every_fourth.indexer_layers == sum(1 for i in range(78) if max(i - 2, 0) % 4 == 0)
+    with pytest.raises(ArchConfigError, match="indexer_types"):
+        arch_from_config({**cfg, "indexer_types": ["full"]}, source="g", name="g")

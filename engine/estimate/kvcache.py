@@ -14,6 +14,8 @@ Element counts (multiply by the cache dtype's bytes); ``tp`` is the tensor-paral
   Mamba-1 ``d_inner x (conv_kernel + state_size)``; Mamba-2 ``(d_inner + 2 groups state) x
   conv_kernel + d_inner x state_size`` (``MambaCache`` / ``Mamba2`` cache shapes: conv states
   of ``conv_kernel`` columns and the SSM state), split over tp like the heads.
+* DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5) adds its lightning indexer's key cache:
+  ``index_head_dim`` per token in every layer that runs an indexer.
 * Gated DeltaNet layers (Qwen3-Next, Qwen3.5 ``linear_attention``) likewise: a conv state of
   ``(2 x key_dim + value_dim) x conv_kernel`` and a recurrent state of ``value_heads x
   key_head_dim x value_head_dim`` (``Qwen3_5DynamicCache`` conv_states / recurrent_states).
@@ -29,7 +31,14 @@ from slotwise.parts.schema import ModelPreset
 
 def kv_elements_per_token(arch: ModelPreset, *, tp: int = 1) -> int:
     """K/V elements one token adds on one GPU when no layer's window is full."""
-    return sum(_per_token(arch, tp) for m in mixer_types(arch) if is_attention(m))
+    kv = sum(_per_token(arch, tp) for m in mixer_types(arch) if is_attention(m))
+    return kv + _indexer_keys_per_token(arch)
+
+
+def _indexer_keys_per_token(arch: ModelPreset) -> int:
+    """DeepSeek Sparse Attention: each layer's lightning indexer caches one key of
+    ``indexer_head_dim`` per token (vLLM's indexer K cache), replicated on every rank."""
+    return arch.indexer_layers * arch.indexer_head_dim
 
 
 def _per_token(arch: ModelPreset, tp: int) -> int:
@@ -49,7 +58,7 @@ def kv_elements(arch: ModelPreset, seq_len: int, *, tp: int = 1) -> int:
         if m != "full_attention" and arch.sliding_window:
             kept = min(seq_len, arch.sliding_window)
         total += kept * per
-    return total
+    return total + seq_len * _indexer_keys_per_token(arch)
 
 
 def ssm_state_elements(arch: ModelPreset, *, tp: int = 1) -> int:

@@ -53,6 +53,8 @@ family's modeling code):
   mixer) and ``mlp_layer_types`` (dense, MoE, none), so only attention layers get attention
   weights and only MoE layers experts; shared experts of their own width
   (``shared_expert_intermediate_size``, Qwen2-MoE's ``shared_expert_gate``) and router biases;
+* DeepSeek Sparse Attention's lightning indexer (``indexer_layers`` / ``indexer_heads`` /
+  ``indexer_head_dim``: DeepSeek-V3.2, GLM-5; see :func:`indexer_params`);
 * Gated DeltaNet linear attention (``linear_attention``, see
   :func:`linear_attention_params_per_layer`) and gated softmax attention whose ``q_proj`` also
   yields the output gate (``attention_output_gate``: Qwen3-Next, Qwen3.5);
@@ -330,7 +332,7 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
         down.append(LinearShape(f"{prefix}down_proj", inter, h, count, bias))
 
     ffn("mlp.", arch.intermediate_size, dense, arch.mlp_bias)
-    out["ssm"] = _ssm_linears(arch) + _linear_attention_linears(arch)
+    out["ssm"] = _ssm_linears(arch) + _linear_attention_linears(arch) + _indexer_linears(arch)
     if moe:
         n = moe * (arch.num_experts or 0)
         inter = expert_intermediate(arch)
@@ -386,6 +388,29 @@ def _linear_attention_linears(arch: ModelPreset) -> tuple[LinearShape, ...]:
         LinearShape("in_proj_a", h, nv, layers),
         LinearShape("out_proj", v, h, layers),
     )
+
+
+def _indexer_linears(arch: ModelPreset) -> tuple[LinearShape, ...]:
+    """DeepSeek Sparse Attention's lightning indexer (``DeepseekV32Indexer``): ``wq_b``
+    (``q_lora_rank -> heads x head_dim``), ``wk`` (hidden -> head_dim) and ``weights_proj``
+    (hidden -> heads), none with bias, in every layer that runs one."""
+    n = arch.indexer_layers
+    if not n:
+        return ()
+    h, heads, hd = arch.hidden_size, arch.indexer_heads, arch.indexer_head_dim
+    q_in = arch.q_lora_rank or h
+    return (
+        LinearShape("indexer.wq_b", q_in, heads * hd, n),
+        LinearShape("indexer.wk", h, hd, n),
+        LinearShape("indexer.weights_proj", h, heads, n),
+    )
+
+
+def indexer_params(arch: ModelPreset) -> int:
+    """Every lightning indexer: its three projections and the ``k_norm`` LayerNorm over
+    ``head_dim`` (weight and bias)."""
+    linears = sum(s.weights for s in _indexer_linears(arch))
+    return linears + arch.indexer_layers * 2 * arch.indexer_head_dim
 
 
 def linear_attention_params_per_layer(arch: ModelPreset) -> int:
@@ -501,6 +526,7 @@ def count_params(arch: ModelPreset) -> ParamCounts:
     mlp = mlp_params(h, arch.intermediate_size, gated=arch.mlp_gated, bias=arch.mlp_bias)
     dense_mlp = dense_mlp_params(arch) if arch.layer_intermediate_sizes else dense * mlp
     other += arch.linear_replacements * h * h
+    other += indexer_params(arch)  # DeepSeek-V3.2 / GLM-5 lightning indexers (active)
 
     moe_total = moe_active = expert = 0
     if moe:

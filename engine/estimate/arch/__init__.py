@@ -79,6 +79,8 @@ FAMILIES: dict[str, Family] = {
     "deepseek_v2": moe.deepseek_v2,
     "deepseek_v3": moe.deepseek_v3,
     "kimi_k2": moe.deepseek_v3,
+    "deepseek_v32": moe.deepseek_v32,
+    "glm_moe_dsa": moe.glm_moe_dsa,
     "llama4_text": moe.llama4_text,
     "gpt_oss": moe.gpt_oss,
     "minimax_m2": moe.minimax_m2,

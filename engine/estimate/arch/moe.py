@@ -286,3 +286,57 @@ def qwen3_vl_moe_text(r: ConfigReader) -> Fields:
     step = r.num("decoder_sparse_step", default=1)
     f["mlp_layer_types"] = _sparse_every(n, step, set(r.int_list("mlp_only_layers") or []))
     return f
+
+
+def _dsa_indexers(r: ConfigReader, f: Fields, n: int, *, heads: int) -> None:
+    """DeepSeek Sparse Attention: a lightning indexer of ``index_n_heads`` x ``index_head_dim``
+    in every layer (DeepSeek-V3.2), or only in the ``"full"`` layers of ``indexer_types`` (GLM-5:
+    ``GlmMoeDsaConfig`` derives the list from ``index_topk_pattern``, else from
+    ``index_topk_freq`` / ``index_skip_topk_offset``, which default to an indexer everywhere).
+    ``heads`` is the config class default (DeepseekV32Config 64, GlmMoeDsaConfig 32)."""
+    f["indexer_heads"] = r.num("index_n_heads", default=heads)
+    f["indexer_head_dim"] = r.num("index_head_dim", default=128)
+    kinds = r.cfg.get("indexer_types")
+    pattern = r.cfg.get("index_topk_pattern")
+    if kinds is None and isinstance(pattern, str):
+        kinds = [{"F": "full", "S": "shared"}.get(c, c) for c in pattern]
+    elif kinds is None and isinstance(pattern, list):
+        kinds = pattern
+    if kinds is None:
+        freq = max(r.num("index_topk_freq", default=1), 1)
+        offset = r.num("index_skip_topk_offset", default=2, minimum=0)
+        kinds = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(n)]
+    if not isinstance(kinds, list) or len(kinds) != n or not set(kinds) <= {"full", "shared"}:
+        r.bad.append(f"indexer_types (must list {n} entries of full, shared)")
+        kinds = []
+    f["indexer_layers"] = kinds.count("full")
+    r.notes.append(
+        f"DeepSeek Sparse Attention: {f['indexer_layers']} lightning indexers of "
+        f"{f['indexer_heads']} x {f['indexer_head_dim']}; their key cache is in the KV cache"
+    )
+
+
+def deepseek_v32(r: ConfigReader) -> Fields:
+    """DeepSeek-V3.2 (``modeling_deepseek_v32.py``): DeepSeek-V3's MLA + MoE layout with a
+    lightning indexer in every layer (``DeepseekV32Indexer``: ``wq_b`` from the query latent,
+    ``wk``, ``k_norm`` LayerNorm, ``weights_proj``)."""
+    f = deepseek_v3(r)
+    _dsa_indexers(r, f, f["num_hidden_layers"], heads=64)
+    return f
+
+
+def glm_moe_dsa(r: ConfigReader) -> Fields:
+    """GLM-5 (``modular_glm_moe_dsa.py``, ``GlmMoeDsaConfig`` subclasses ``DeepseekV32Config``):
+    DeepSeek-V3.2's layout (MLA, ``first_k_dense_replace`` dense layers then MoE with one shared
+    expert and the router's score-correction bias, lightning indexers) with GLM-5's shapes; a
+    ``"shared"`` layer reuses the previous indexer's top-k and has none of its own."""
+    f = deepseek_v3(r)
+    n = f["num_hidden_layers"]
+    kinds = r.cfg.get("mlp_layer_types")
+    if kinds is not None:
+        if not isinstance(kinds, list) or len(kinds) != n or not set(kinds) <= {"dense", "sparse"}:
+            r.bad.append(f"mlp_layer_types (must list {n} entries of dense, sparse)")
+        else:
+            f["mlp_layer_types"] = tuple("moe" if k == "sparse" else "dense" for k in kinds)
+    _dsa_indexers(r, f, n, heads=32)
+    return f
