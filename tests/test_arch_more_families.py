@@ -358,3 +358,31 @@ def test_indexer_keys_are_cached_and_shared_layers_have_no_indexer():
     assert every_fourth.indexer_layers == sum(1 for i in range(78) if max(i - 2, 0) % 4 == 0)
     with pytest.raises(ArchConfigError, match="indexer_types"):
         arch_from_config({**cfg, "indexer_types": ["full"]}, source="g", name="g")
+
+
+# ------------------------------------------------------------------------ Phi-3.5-vision
+
+
+def test_phi3_5_vision_is_phi3_5_mini_plus_clip_l_336_and_its_projection():
+    """Phi3ImageEmbedding: the whole CLIP ViT-L/14-336 (303,507,456), glb_GN and sub_GN
+    (4 x 1024 each) and Linear(4096, 3072) - GELU - Linear(3072, 3072).  The language model is
+    Phi-3.5-mini's 3,821,079,552; 4,146,621,440 is the checkpoint's safetensors total."""
+    _, preset, c, warnings = load("phi-3.5-vision")
+    _, _, mini, _ = load("phi-3.5-mini")
+    h, clip_h = 3072, 1024
+    clip_layer = 4 * (clip_h * clip_h + clip_h) + 2 * 4 * clip_h * clip_h + 4 * clip_h + clip_h
+    clip_layer += 4 * clip_h  # two LayerNorms
+    clip = 3 * 14 * 14 * clip_h + clip_h + 577 * clip_h + 4 * clip_h + 24 * clip_layer
+    assert clip == 303_507_456
+    projection = 4 * clip_h * h + h + h * h + h
+    assert preset.extra_params == clip + 2 * 4 * clip_h + projection
+    assert c.total - preset.extra_params == mini.total == 3_821_079_552
+    assert c.total == 4_146_621_440 and warnings == []
+
+
+def test_phi3_v_with_another_image_processor_warns_and_counts_the_text_only():
+    cfg, _, _, _ = load("phi-3.5-vision")
+    other = {**cfg, "img_processor": {**cfg["img_processor"], "model_name": "some/other-vit"}}
+    preset, warnings = arch_from_config(other, source="p.json", name="p")
+    assert preset.extra_params == 0
+    assert any("image processor" in w and "not counted" in w for w in warnings)

@@ -56,6 +56,7 @@ FAMILIES: dict[str, Family] = {
     "qwen2_5_vl": decoders.qwen2_5_vl,  # text fields at the root (the Hub's first configs)
     "qwen2_5_vl_text": decoders.qwen2_5_vl,
     "phi3": decoders.phi3,
+    "phi3_v": decoders.phi3_v,
     "gemma": decoders.gemma,
     "gemma2": decoders.gemma2,
     "gemma3_text": decoders.gemma3_text,

@@ -42,6 +42,7 @@ from slotwise.engine.estimate.arch.common import (
     sliding_every,
 )
 from slotwise.engine.estimate.arch.reader import ConfigReader
+from slotwise.engine.estimate.arch.vision import phi3_v_image_embedding
 
 # LlamaConfig.__init__ defaults (configuration_llama.py).
 LLAMA = {
@@ -316,4 +317,15 @@ def qwen2_5_vl(r: ConfigReader) -> Fields:
     f["attention_qkv_bias"] = True
     f["attention_out_bias"] = False
     r.notes.append("Qwen2.5-VL text model: bias on q/k/v (none on o_proj)")
+    return f
+
+
+def phi3_v(r: ConfigReader) -> Fields:
+    """Phi-3 / Phi-3.5-vision (remote ``modeling_phi3_v.py``): the Phi-3 language model (its
+    fields at the root) plus the image embedding the checkpoint holds (see
+    :func:`engine.estimate.arch.vision.phi3_v_image_embedding`)."""
+    f = phi3(r)
+    extra = phi3_v_image_embedding(r, f["hidden_size"])
+    if extra:
+        f["extra_params"] = extra
     return f

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from slotwise.engine.estimate.arch.reader import ConfigReader
+from slotwise.parts.safe_io import shorten
 
 
 def _encoder_layers(h: int, inter: int, layers: int) -> int:
@@ -111,6 +112,48 @@ def qwen3_5(r: ConfigReader) -> int:
     """Qwen3.5's vision model (``Qwen3_5VisionConfig`` / ``Qwen3_5MoeVisionConfig``): Qwen3-VL's
     tower without deepstack mergers (the config class has no ``deepstack_visual_indexes``)."""
     return qwen3_vl(r, deepstack_default=())
+
+
+#: ``modeling_phi3_v.py`` CLIP_VIT_LARGE_PATCH14_336_CONFIG: the tower Phi-3-vision builds (its
+#: config.json names it only as ``img_processor.model_name``).
+CLIP_VIT_LARGE_PATCH14_336 = {
+    "hidden_size": 1024,
+    "intermediate_size": 4096,
+    "num_hidden_layers": 24,
+    "image_size": 336,
+    "patch_size": 14,
+}
+
+
+def phi3_v_image_embedding(r: ConfigReader, text_hidden: int) -> int:
+    """Phi-3 / Phi-3.5-vision's ``Phi3ImageEmbedding`` (remote ``modeling_phi3_v.py``): the whole
+    CLIP ViT-L/14-336 vision model, the learnable separators ``glb_GN`` and ``sub_GN`` (``4 x
+    image_dim_out`` each, with ``with_learnable_separator``) and ``img_projection``: a Linear
+    (``projection_cls`` linear) or Linear-GELU-Linear to the text width, from ``4 x
+    image_dim_out`` with the HD transform; 0 with a warning for another tower."""
+    proc = r.cfg.get("img_processor")
+    layer = r.cfg.get("embd_layer")
+    if not isinstance(proc, dict) or not isinstance(layer, dict):
+        return 0
+    name, model = proc.get("name"), proc.get("model_name")
+    if name != "clip_vision_model" or model != "openai/clip-vit-large-patch14-336":
+        r.warnings.append(
+            f"{r.source}: image processor {shorten(model or name)} not counted; the weights "
+            "figure covers the language model only"
+        )
+        return 0
+    dim = ConfigReader(proc, f"{r.source} img_processor").num("image_dim_out", default=1024)
+    total = clip(ConfigReader(dict(CLIP_VIT_LARGE_PATCH14_336), "CLIP ViT-L/14-336"))
+    hd = layer.get("use_hd_transform") is True
+    if layer.get("with_learnable_separator") is True:
+        total += 2 * 4 * dim
+    if layer.get("projection_cls", "linear") == "mlp":
+        width = 4 * dim if hd else dim
+        total += width * text_hidden + text_hidden + text_hidden * text_hidden + text_hidden
+    else:
+        total += dim * text_hidden + text_hidden
+    r.notes.append(f"image embedding (CLIP ViT-L/14-336 and projection) counted: {total:,} weights")
+    return total
 
 
 TOWERS = {
