@@ -386,3 +386,41 @@ def test_phi3_v_with_another_image_processor_warns_and_counts_the_text_only():
     preset, warnings = arch_from_config(other, source="p.json", name="p")
     assert preset.extra_params == 0
     assert any("image processor" in w and "not counted" in w for w in warnings)
+
+
+# ------------------------------------------------------ the whole estimate for each new family
+
+NEW_FAMILY_KEYS = (
+    "bloom-560m", "nemotron-super-49b", "minimax-m2.5", "qwen3-vl-8b", "qwen3-vl-30b-a3b",
+    "qwen2.5-vl-7b", "qwen3.5-27b", "qwen3.5-35b-a3b", "deepseek-v3.2", "glm-5.1",
+    "phi-3.5-vision",
+)  # fmt: skip
+PARTS = ("weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes",
+         "kv_cache_bytes")  # fmt: skip
+
+
+@pytest.mark.parametrize("method", ["inference", "lora", "full"])
+@pytest.mark.parametrize("key", NEW_FAMILY_KEYS)
+def test_cli_estimate_of_each_new_family_is_complete_and_consistent(capsys, key, method):
+    """`slotwise estimate --config <real config.json> --json`: the parts sum to the total, the
+    KV cache (or recurrent state) exists only when serving, training has gradients and
+    optimizer state, and the parameter count is the tested one."""
+    from slotwise.tui import cli
+
+    entry = PUBLISHED[key]
+    path = ROOT / entry["dir"] / "config.json"
+    rc = cli.main(["estimate", "--config", str(path), "--offline", "--method", method, "--json"])
+    out, err = capsys.readouterr()
+    assert rc in (0, 1), err
+    data = json.loads(out)
+    mem = data["memory_per_gpu"]
+    assert all(isinstance(mem[k], int) and mem[k] >= 0 for k in PARTS)
+    assert sum(mem[k] for k in PARTS) == pytest.approx(mem["total_bytes"], abs=len(PARTS))
+    assert data["flops_per_token"] > 0 and mem["activations_bytes"] > 0
+    if method == "inference":
+        assert mem["kv_cache_bytes"] > 0 and mem["gradients_bytes"] == 0
+    else:
+        assert mem["kv_cache_bytes"] == 0 and mem["gradients_bytes"] > 0
+        assert mem["optimizer_bytes"] > 0
+    assert data["params"] == count_params(load(key)[1]).total
+    assert not any("not a family" in w for w in data["warnings"])
