@@ -393,7 +393,7 @@ def test_phi3_v_with_another_image_processor_warns_and_counts_the_text_only():
 NEW_FAMILY_KEYS = (
     "bloom-560m", "nemotron-super-49b", "minimax-m2.5", "qwen3-vl-8b", "qwen3-vl-30b-a3b",
     "qwen2.5-vl-7b", "qwen3.5-27b", "qwen3.5-35b-a3b", "deepseek-v3.2", "glm-5.1",
-    "phi-3.5-vision",
+    "phi-3.5-vision", "kimi-k2.5",
 )  # fmt: skip
 PARTS = ("weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes",
          "kv_cache_bytes")  # fmt: skip
@@ -424,3 +424,31 @@ def test_cli_estimate_of_each_new_family_is_complete_and_consistent(capsys, key,
         assert mem["optimizer_bytes"] > 0
     assert data["params"] == count_params(load(key)[1]).total
     assert not any("not a family" in w for w in data["warnings"])
+
+
+# ----------------------------------------------------------------------------- Kimi K2.5
+
+
+def test_kimi_k2_5_is_kimi_k2_plus_moonvit_and_its_patch_merger():
+    """The language model is Kimi K2's (DeepSeek-V3 layout); MoonViT3d: Conv2d patches with
+    bias, a 64 x 64 learnable position grid (the time table is fixed sin-cos), 27 CLIP-like
+    blocks of 1152 / 4304, a final LayerNorm, and the patchmerger LayerNorm(1152) +
+    Linear(4608, 4608) + Linear(4608, 7168).  471,143,920 is the gap between Fireworks' K2.5 and
+    K2-0905 figures."""
+    cfg, preset, c, _ = load("kimi-k2.5")
+    k2, _ = arch_from_config(cfg["text_config"], source="k2", name="k2")
+    h, i = 1152, 4304
+    block = 2 * 2 * h + (3 * h * h + 3 * h) + (h * h + h) + 2 * h * i + i + h
+    merger = 2 * h + 4608 * 4608 + 4608 + 4608 * 7168 + 7168
+    vision = 3 * 14 * 14 * h + h + 64 * 64 * h + 27 * block + 2 * h + merger
+    assert preset.extra_params == vision == 471_143_920
+    assert c.total == count_params(k2).total + vision
+    assert preset.model_type == "kimi_k2"
+
+
+def test_kimi_k2_5_with_another_position_embedding_reports_the_tower_uncounted():
+    cfg, _, _, _ = load("kimi-k2.5")
+    other = {**cfg, "vision_config": {**cfg["vision_config"], "pos_emb_type": "rope2d"}}
+    preset, warnings = arch_from_config(other, source="k.json", name="k")
+    assert preset.extra_params == 0
+    assert any("not counted" in w and "rope2d" in w for w in warnings)

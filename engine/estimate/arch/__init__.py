@@ -131,6 +131,7 @@ _TEXT_CONFIG_TYPES = {
     "qwen3_vl": "qwen3_vl_text",
     "qwen3_5": "qwen3_5_text",
     "qwen3_5_moe": "qwen3_5_moe_text",
+    "kimi_k25": "kimi_k2",
     "qwen3_vl_moe": "qwen3_vl_moe_text",
 }
 

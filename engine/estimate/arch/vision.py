@@ -156,6 +156,33 @@ def phi3_v_image_embedding(r: ConfigReader, text_hidden: int) -> int:
     return total
 
 
+def moonvit(r: ConfigReader, text_hidden: int) -> int:
+    """Kimi K2.5's MoonViT3d with its ``patchmerger`` projector (remote ``modeling_kimi_k25.py``;
+    the config's ``vt_*`` fields): ``patch_embed`` Conv2d (3 -> hidden over ``patch_size``,
+    bias), a learnable 2-D position grid of ``init_pos_emb_height x init_pos_emb_width``
+    (``pos_emb_type`` divided_fixed: the time embedding is a fixed sin-cos table, no weights),
+    ``vt_num_hidden_layers`` blocks like CLIP's (two LayerNorms, fused qkv and out with bias,
+    two-matrix MLP with bias), a final LayerNorm, then the projector: LayerNorm over
+    ``mm_hidden_size`` and Linear(4 x mm_hidden, same) - GELU - Linear(-, text hidden), biases.
+    Any other position or projector type is refused (0 with the caller's warning)."""
+    if r.text("pos_emb_type") != "divided_fixed" or r.text("mm_projector_type") != "patchmerger":
+        return 0
+    h = r.num("vt_hidden_size")
+    inter = r.num("vt_intermediate_size")
+    layers = r.num("vt_num_hidden_layers")
+    patch = r.num("patch_size")
+    grid = r.num("init_pos_emb_height") * r.num("init_pos_emb_width")
+    kernel = r.int_list("merge_kernel_size") or [2, 2]
+    mm = r.num("mm_hidden_size", default=h)
+    out = r.num("text_hidden_size", default=text_hidden)
+    merged = mm * kernel[0] * kernel[-1]
+    tower = 3 * patch * patch * h + h + grid * h + _encoder_layers(h, inter, layers) + 2 * h
+    return tower + 2 * mm + merged * merged + merged + merged * out + out
+
+
+#: Multimodal configs whose vision_config names no model_type: the tower by the outer type.
+OUTER_TOWERS = {"kimi_k25": moonvit}
+
 TOWERS = {
     "qwen2_5_vl": qwen2_5_vl,
     "siglip_vision_model": siglip,
@@ -179,6 +206,16 @@ def vision_params(
         return 0, [], []
     kind = vc.get("model_type")
     tower = TOWERS.get(kind) if isinstance(kind, str) else None
+    outer_type = outer.get("model_type")
+    by_outer = OUTER_TOWERS.get(outer_type) if isinstance(outer_type, str) else None
+    if tower is None and by_outer is not None:
+        r = ConfigReader(vc, f"{source} vision_config")
+        total = by_outer(r, text_hidden)
+        r.check()
+        if total:
+            note = f"vision tower ({outer_type}) and projector counted: {total:,} weights"
+            return total, [], [note]
+        kind = f"{outer_type} with pos_emb_type {vc.get('pos_emb_type')}"
     if tower is None:
         return (
             0,
@@ -192,7 +229,6 @@ def vision_params(
     total = tower(r)
     r.check()
     vh = r.num("hidden_size", default=768)
-    outer_type = outer.get("model_type")
     if outer_type == "gemma3":
         total += vh * text_hidden + vh
     elif outer_type == "llava":
