@@ -31,6 +31,7 @@ from slotwise.engine.estimate.arch import (
     hybrid,
     linear_attention,
     moe,
+    more_families,
     nas,
 )
 from slotwise.engine.estimate.arch.reader import ArchConfigError, ConfigReader
@@ -110,6 +111,8 @@ FAMILIES: dict[str, Family] = {
     # Gated DeltaNet hybrids (engine.estimate.arch.linear_attention)
     "qwen3_5_text": linear_attention.qwen3_5_text,
     "qwen3_5_moe_text": linear_attention.qwen3_5_moe_text,
+    # More Llama-style and MoE families (engine.estimate.arch.more_families)
+    "granite": more_families.granite,
 }
 KNOWN_MODEL_TYPES = frozenset(FAMILIES)
 

@@ -1,0 +1,53 @@
+"""Families added by the second families pass (issue #12 item 1): engine.estimate.arch.more_families.
+
+Each family has a real config.json copy under tests/fixtures/configs/ (PUBLISHED.toml names its
+source and the publisher's figure; tests/test_arch_families.py checks the total against it).
+Here each count is rebuilt by hand from the family's modeling code, so a layout mistake shows
+up as a difference in a named term rather than only as a total off by some percent.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from slotwise.engine.estimate.arch import arch_from_config
+from slotwise.engine.estimate.params import count_params
+
+ROOT = Path(__file__).parent / "fixtures" / "configs"
+PUBLISHED = tomllib.loads((ROOT / "PUBLISHED.toml").read_text(encoding="utf-8"))
+
+
+def load(key: str):
+    entry = PUBLISHED[key]
+    cfg = json.loads((ROOT / entry["dir"] / "config.json").read_text(encoding="utf-8"))
+    preset, warnings = arch_from_config(cfg, source=entry["dir"], name=entry["hf_id"])
+    return cfg, preset, count_params(preset), warnings
+
+
+def published(key: str) -> int:
+    return int(PUBLISHED[key]["published"].replace(",", ""))
+
+
+# ---------------------------------------------------------------------------------- Granite
+
+
+def test_granite_3_3_8b_is_the_hubs_exact_total():
+    """GraniteForCausalLM = Llama layout, tied embedding (tie_word_embeddings true); the muP
+    multipliers add no weights.  8,170,864,640 is the Hub's safetensors total."""
+    _, preset, c, warnings = load("granite-3.3-8b")
+    h, v, n, heads, kv, inter = 4096, 49159, 40, 32, 8, 12800
+    hd = h // heads
+    attn = h * heads * hd + 2 * h * kv * hd + heads * hd * h
+    layer = attn + 3 * h * inter + 2 * h
+    assert c.lm_head == 0 and preset.tie_word_embeddings
+    assert c.total == v * h + n * layer + h == published("granite-3.3-8b")
+    assert not warnings
+
+
+def test_granite_multipliers_change_no_count():
+    cfg, _, c, _ = load("granite-3.3-8b")
+    plain = {k: v for k, v in cfg.items() if not k.endswith(("multiplier", "scaling"))}
+    preset, _ = arch_from_config(plain, source="x", name="x")
+    assert count_params(preset).total == c.total
