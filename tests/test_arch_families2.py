@@ -12,7 +12,9 @@ import json
 import tomllib
 from pathlib import Path
 
-from slotwise.engine.estimate.arch import arch_from_config
+import pytest
+
+from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
 from slotwise.engine.estimate.params import count_params
 
 ROOT = Path(__file__).parent / "fixtures" / "configs"
@@ -51,3 +53,33 @@ def test_granite_multipliers_change_no_count():
     plain = {k: v for k, v in cfg.items() if not k.endswith(("multiplier", "scaling"))}
     preset, _ = arch_from_config(plain, source="x", name="x")
     assert count_params(preset).total == c.total
+
+
+# -------------------------------------------------------------------------------------- MPT
+
+
+def test_mpt_7b_counts_the_bias_free_alibi_layout():
+    """MptModel: wte (tied) + 32 x (norm_1, norm_2 weights only; Wqkv d -> 3d and out_proj,
+    no bias; up_proj d -> 4d and down_proj, no bias) + norm_f; ALiBi: no position weights."""
+    _, preset, c, _ = load("mpt-7b-instruct")
+    d, v, n = 4096, 50432, 32
+    layer = 2 * d + (d * 3 * d + d * d) + 2 * d * 4 * d
+    assert c.lm_head == 0 and preset.position_embeddings == 0 and not preset.mlp_gated
+    assert c.total == v * d + n * layer + d == 6_649_286_656
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"attn_config": {"alibi": False}}, "alibi"),
+        ({"attn_config": {"alibi": True, "attn_type": "grouped_query_attention"}}, "attn_type"),
+        ({"attn_config": {"alibi": True, "qk_ln": True}}, "qk_ln"),
+        ({"no_bias": False}, "no_bias"),
+        ({"ffn_config": {"ffn_type": "mptglu"}}, "ffn_type"),
+        ({"expansion_ratio": 8}, "expansion_ratio"),
+    ],
+)
+def test_mpt_variants_outside_the_verified_layout_are_refused(change, named):
+    cfg, _, _, _ = load("mpt-7b-instruct")
+    with pytest.raises(ArchConfigError, match=named):
+        arch_from_config({**cfg, **change}, source="mpt.json", name="x")

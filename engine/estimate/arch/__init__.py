@@ -113,6 +113,7 @@ FAMILIES: dict[str, Family] = {
     "qwen3_5_moe_text": linear_attention.qwen3_5_moe_text,
     # More Llama-style and MoE families (engine.estimate.arch.more_families)
     "granite": more_families.granite,
+    "mpt": more_families.mpt,
 }
 KNOWN_MODEL_TYPES = frozenset(FAMILIES)
 

@@ -12,13 +12,27 @@ family's ``modeling_<family>.py``:
   ``logits_scaling``) multiply activations and hold no weights, so they change no count.
   ``GraniteConfig`` defaults are Llama's (vocab 32000, hidden 4096, intermediate 11008,
   32 layers, 32 heads, KV heads = heads, untied).
+* MPT (MosaicML MPT-7B / 30B, ``MptForCausalLM``, ``models/mpt/modeling_mpt.py``): ``wte``
+  ``vocab x d_model`` (tied to the output), per ``MptBlock`` ``norm_1`` and ``norm_2``
+  (LayerNorm whose bias is set to ``None``: a weight only), ``attn.Wqkv`` ``d_model ->
+  3 x d_model`` and ``attn.out_proj`` (no bias), ``ffn.up_proj`` ``d_model -> 4 x d_model`` and
+  ``ffn.down_proj`` (no bias, GELU: two matrices), ``norm_f`` (weight only).  ALiBi positions:
+  no position weights and no rotary embedding (the memory estimate counts the attention and
+  MLP activations alone, as for BLOOM).  Field names follow ``MptConfig``'s ``attribute_map``
+  (``d_model``, ``n_heads``, ``n_layers``); defaults d_model 2048, 16 heads, 24 layers, vocab
+  50368, ``expansion_ratio`` 4, ``no_bias`` true.  Configs outside what both the transformers
+  code and MosaicML's own ``modeling_mpt.py`` (llm-foundry) build the same way are refused:
+  ``attn_config.alibi`` off (llm-foundry then adds learned positions ``wpe``), grouped or
+  multi-query ``attn_type``, ``qk_ln``, biases (``no_bias`` false), an ``ffn_config`` other
+  than the two-matrix ``mptmlp``, or an ``expansion_ratio`` other than 4 (transformers
+  hard-codes ``4 x hidden``).
 """
 
 from __future__ import annotations
 
 from slotwise.engine.estimate.arch.common import Fields, decoder_fields
 from slotwise.engine.estimate.arch.decoders import LLAMA
-from slotwise.engine.estimate.arch.reader import ConfigReader
+from slotwise.engine.estimate.arch.reader import ArchConfigError, ConfigReader
 
 # GraniteConfig.__init__ defaults (models/granite/configuration_granite.py) = LlamaConfig's.
 GRANITE = dict(LLAMA)
@@ -29,5 +43,53 @@ def granite(r: ConfigReader) -> Fields:
     r.notes.append(
         "Granite: Llama layout; embedding/attention/residual multipliers and logits_scaling "
         "scale activations and add no weights"
+    )
+    return f
+
+
+def mpt(r: ConfigReader) -> Fields:
+    attn = r.cfg.get("attn_config")
+    attn = attn if isinstance(attn, dict) else {}
+    ffn = r.cfg.get("ffn_config")
+    ffn_type = ffn.get("ffn_type", "mptmlp") if isinstance(ffn, dict) else "mptmlp"
+    unsupported = [
+        what
+        for what, bad in (
+            ("attn_config.alibi is not true", attn.get("alibi") is not True),
+            (
+                f"attn_config.attn_type {attn.get('attn_type')!r}",
+                attn.get("attn_type", "multihead_attention") != "multihead_attention",
+            ),
+            ("attn_config.qk_ln is true", bool(attn.get("qk_ln"))),
+            ("no_bias is false", r.cfg.get("no_bias", True) is not True),
+            (f"ffn_config.ffn_type {ffn_type!r}", ffn_type != "mptmlp"),
+            ("expansion_ratio is not 4", r.cfg.get("expansion_ratio", 4) != 4),
+        )
+        if bad
+    ]
+    if unsupported:
+        raise ArchConfigError(
+            f"{r.source}: MPT variant slotwise cannot count ({'; '.join(unsupported)}): only the "
+            "ALiBi, multi-head, bias-free, 4 x d_model GELU MLP layout of MPT-7B/30B is "
+            "verified. Use a preset or a config.json of a known family"
+        )
+    h = r.num("d_model", "hidden_size", default=2048)
+    f: Fields = {
+        "hidden_size": h,
+        "intermediate_size": 4 * h,
+        "num_hidden_layers": r.num("n_layers", "num_hidden_layers", default=24),
+        "num_attention_heads": r.num("n_heads", "num_attention_heads", default=16),
+        "vocab_size": r.num("vocab_size", default=50368),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=True),
+        "mlp_gated": False,
+        "norm_bias": False,
+    }
+    f["num_key_value_heads"] = f["num_attention_heads"]
+    seq = r.opt_int("max_seq_len", minimum=1)
+    if seq:
+        f["max_position_embeddings"] = seq
+    r.notes.append(
+        "MPT: ALiBi positions (no position weights), LayerNorms without bias, bias-free "
+        "Wqkv/out_proj and two-matrix GELU MLP of 4 x d_model, embedding tied"
     )
     return f
