@@ -83,3 +83,31 @@ def test_mpt_variants_outside_the_verified_layout_are_refused(change, named):
     cfg, _, _, _ = load("mpt-7b-instruct")
     with pytest.raises(ArchConfigError, match=named):
         arch_from_config({**cfg, **change}, source="mpt.json", name="x")
+
+
+# ------------------------------------------------------------------------------- ERNIE 4.5
+
+
+def test_ernie_4_5_0_3b_is_the_exact_checkpoint_total():
+    """Ernie4_5ForCausalLM: Llama layout with head_dim 128 (q 16 x 128, k/v 2 x 128), no biases
+    (use_bias false), embeddings tied.  360,748,032 is the checkpoint's parameter count."""
+    _, preset, c, _ = load("ernie-4.5-0.3b")
+    h, v, n, inter, hd = 1024, 103424, 18, 3072, 128
+    attn = h * 16 * hd + 2 * h * 2 * hd + 16 * hd * h
+    layer = attn + 3 * h * inter + 2 * h
+    assert c.lm_head == 0 and preset.head_dim == hd
+    assert c.total == v * h + n * layer + h == published("ernie-4.5-0.3b")
+
+
+def test_ernie_4_5_use_bias_adds_every_projection_bias():
+    cfg, _, c, _ = load("ernie-4.5-0.3b")
+    preset, _ = arch_from_config({**cfg, "use_bias": True}, source="x", name="x")
+    h, inter, hd = 1024, 3072, 128
+    per_layer = (16 * hd + 2 * 2 * hd + h) + (2 * inter + h)
+    assert count_params(preset).total - c.total == 18 * per_layer
+
+
+def test_ernie_4_5_null_head_dim_means_hidden_over_heads():
+    cfg, _, _, _ = load("ernie-4.5-0.3b")
+    preset, _ = arch_from_config({**cfg, "head_dim": None}, source="x", name="x")
+    assert (preset.head_dim or 1024 // 16) == 64

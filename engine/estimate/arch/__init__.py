@@ -114,6 +114,7 @@ FAMILIES: dict[str, Family] = {
     # More Llama-style and MoE families (engine.estimate.arch.more_families)
     "granite": more_families.granite,
     "mpt": more_families.mpt,
+    "ernie4_5": more_families.ernie4_5,
 }
 KNOWN_MODEL_TYPES = frozenset(FAMILIES)
 

@@ -26,6 +26,12 @@ family's ``modeling_<family>.py``:
   multi-query ``attn_type``, ``qk_ln``, biases (``no_bias`` false), an ``ffn_config`` other
   than the two-matrix ``mptmlp``, or an ``expansion_ratio`` other than 4 (transformers
   hard-codes ``4 x hidden``).
+* ERNIE 4.5 dense (Baidu ERNIE-4.5-0.3B, ``Ernie4_5ForCausalLM``, ``models/ernie4_5/
+  modular_ernie4_5.py``; the checkpoint's own ``modeling_ernie4_5.py`` builds the same
+  weights): the Llama layout with one switch, ``use_bias``, for the bias of q/k/v/o and of
+  gate/up/down.  ``Ernie4_5Config`` defaults: vocab 103424, hidden 1024, intermediate 3072,
+  18 layers, 16 heads, 2 KV heads, ``head_dim`` 128 (``null`` means hidden / heads),
+  embeddings tied, ``use_bias`` false.
 """
 
 from __future__ import annotations
@@ -92,4 +98,26 @@ def mpt(r: ConfigReader) -> Fields:
         "MPT: ALiBi positions (no position weights), LayerNorms without bias, bias-free "
         "Wqkv/out_proj and two-matrix GELU MLP of 4 x d_model, embedding tied"
     )
+    return f
+
+
+# Ernie4_5Config.__init__ defaults (models/ernie4_5/configuration_ernie4_5.py).
+ERNIE4_5 = {
+    "vocab_size": 103424,
+    "hidden_size": 1024,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 18,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "tie_word_embeddings": True,
+}
+
+
+def ernie4_5(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, ERNIE4_5)
+    if "head_dim" not in r.cfg:  # absent: the class default; null: hidden // heads
+        f["head_dim"] = r.num("head_dim", default=128)
+    bias = r.flag("use_bias", default=False)
+    f.update(attention_bias=bias, mlp_bias=bias)
+    r.notes.append("ERNIE 4.5: Llama layout; use_bias sets the q/k/v/o and MLP biases")
     return f
