@@ -221,6 +221,23 @@ def test_mamba_has_no_attention_and_counts_its_mixer():
     assert c.ssm_per_layer == mixer
 
 
+def test_falcon_mamba_takes_intermediate_size_over_expand():
+    """falcon-mamba-7b's config.json has expand 16 and intermediate_size 8192; FalconMambaConfig
+    uses intermediate_size when it is given (modular_falcon_mamba.py), and its B/C/dt RMS norms
+    carry no weights, so a layer is exactly a Mamba mixer of inner width 8192."""
+    preset, c = load(PUBLISHED["falcon-mamba-7b"])
+    assert preset.model_type == "falcon_mamba" and preset.ssm is not None
+    assert preset.ssm.d_inner == 8192 and preset.ssm.dt_rank == 256
+    d, n, r, h = 8192, 16, 256, 4096
+    mixer = h * 2 * d + (d * 4 + d) + d * (r + 2 * n) + (r * d + d) + d * n + d + d * h
+    assert c.ssm_per_layer == mixer and c.attention_layers == 0 and c.ssm_layers == 64
+    assert c.total == 64 * (mixer + h) + 2 * 65024 * h + h  # untied head, final norm
+    assert "intermediate_size 8192 used" in preset.notes
+    # Without intermediate_size the class default applies: expand x hidden_size.
+    cfg = {"model_type": "falcon_mamba", "hidden_size": 64, "expand": 3, "num_hidden_layers": 2}
+    assert count(cfg)[0].ssm.d_inner == 192
+
+
 def test_nemotron_h_pattern_sets_each_block():
     cfg = {"model_type": "nemotron_h", "hidden_size": 64, "num_attention_heads": 4,
            "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100, "intermediate_size": 96,
@@ -320,6 +337,7 @@ ITEM_1_FAMILIES = {
     "Jamba": ("jamba", ["jamba-1.5-mini"]),
     "Nemotron-H": ("nemotron_h", ["nemotron-h-56b"]),
     "Mamba": ("mamba", ["mamba-2.8b-hf"]),
+    "FalconMamba": ("falcon_mamba", ["falcon-mamba-7b"]),
 }
 
 

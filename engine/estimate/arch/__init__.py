@@ -101,6 +101,7 @@ FAMILIES: dict[str, Family] = {
     "qwen": gpt.qwen,
     # State-space and hybrids
     "mamba": hybrid.mamba,
+    "falcon_mamba": hybrid.falcon_mamba,
     "mamba2": hybrid.mamba2,
     "jamba": hybrid.jamba,
     "nemotron_h": hybrid.nemotron_h,

@@ -7,6 +7,8 @@ Per family (``transformers`` ``modeling_<family>.py``; defaults from the config 
   tied): each layer is one RMSNorm + ``MambaMixer`` (``in_proj`` hidden -> 2 d_inner,
   depthwise ``conv1d``, ``x_proj`` d_inner -> dt_rank + 2 state, ``dt_proj`` with bias,
   ``A_log`` d_inner x state, ``D``, ``out_proj``).  No attention, no MLP.
+* FalconMamba (``FalconMambaConfig``, same defaults as Mamba): Mamba's mixer; its RMS norms
+  over B, C and dt have no learned weight (``b_c_rms``/``dt_rms`` are non-persistent buffers).
 * Mamba-2 (``Mamba2Config``: 128 heads of 64, state 128, 8 groups, hidden 4096, 64 layers,
   vocab 32768, untied): ``in_proj`` hidden -> d_inner + (d_inner + 2 groups state) + heads,
   conv over d_inner + 2 groups state, ``dt_bias``/``A_log``/``D`` per head, a gated RMSNorm over
@@ -65,6 +67,31 @@ def mamba(r: ConfigReader) -> Fields:
         },
     }
     return _no_attention(f)
+
+
+def falcon_mamba(r: ConfigReader) -> Fields:
+    """tiiuae/falcon-mamba-7b and its derivatives (``model_type`` falcon_mamba).
+
+    The mixer holds Mamba's parameters: ``FalconMambaMixer`` subclasses ``MambaMixer`` and only
+    adds weightless RMS norms over B, C and dt (``rms_forward``; ``b_c_rms`` and ``dt_rms`` are
+    registered as non-persistent buffers, not parameters).  The inner width is config.json's
+    ``intermediate_size`` when present, else ``expand x hidden_size``:
+    ``FalconMambaConfig.__init__`` sets ``int(expand * hidden_size) if
+    kwargs.get("intermediate_size") is None else kwargs.get("intermediate_size")``
+    (huggingface/transformers, src/transformers/models/falcon_mamba/modular_falcon_mamba.py at
+    commit 0a4256a0210d7f00efa2644874d076922cdd4998).  falcon-mamba-7b's config.json says
+    ``expand`` 16 *and* ``intermediate_size`` 8192 (2 x hidden); 8192 is what the model builds,
+    and the Hub's 7.27B total is only reached with it (16 x 4096 would give about 56B).
+    """
+    f = mamba(r)
+    if r.has("intermediate_size") and r.has("expand"):
+        expand, h = r.num("expand"), f["hidden_size"]
+        if expand * h != f["ssm"]["d_inner"]:
+            r.notes.append(
+                f"intermediate_size {f['ssm']['d_inner']} used as the Mamba inner width, not "
+                f"expand x hidden_size ({expand * h}): FalconMambaConfig lets intermediate_size win"
+            )
+    return f
 
 
 def mamba2(r: ConfigReader) -> Fields:
