@@ -283,12 +283,31 @@ def test_falcon_multi_query_wins_over_num_kv_heads():
     assert c.total == 6_921_720_704
 
 
+def test_falcon_7b_reproduces_a_measured_4bit_peft_count():
+    """A public QLoRA run of tiiuae/falcon-7b printed 'Trainable Parameters: 4,718,592 out of
+    3,613,463,424 total' (4-bit bitsandbytes, LoRA r=16 on query_key_value; code index id
+    71508380260).  A Linear4bit weight stores half its elements; the embedding (tied to the
+    head), the LayerNorms and the LoRA matrices stay whole.  Our split of the model into linear
+    weights and the rest must reproduce that printed sum exactly."""
+    preset, c = load(PUBLISHED["falcon-7b-instruct"])
+    assert not preset.attention_bias and not preset.mlp_bias  # bias: false, no bias vectors
+    linear = c.dense_layers * (c.attention_per_layer + c.mlp_per_layer)
+    rest = c.total - linear
+    lora = 32 * 16 * (4544 + (4544 + 2 * 64))  # r x (in + out) of query_key_value, 32 layers
+    assert lora == 4_718_592
+    assert linear // 2 + rest + lora == 3_613_463_424
+
+
 def test_olmo3_shape_counts_what_transformers_counts():
     """No config.json copy of OLMo 3 was found in the searchable sources.  Olmo-3-1025-7B and
     Olmo-3-1125-32B have OLMo 2's layer (post-norms, full q/k norms, untied) with the Dolma 2
     tokenizer's 100,278 rows and 3 sliding (4096) + 1 full attention layers; a public audit
     counts them with Olmo3ForCausalLM on the meta device as 7,298,011,136 and 32,233,522,176
-    (code index id 69538756725)."""
+    (code index id 69538756725).  Independent records of the same totals: an SFT run's
+    MFUCallback log 'num_params=7298011136 (7.30B)' (id 53361820686), a GGUF checker that
+    requires its tensors to sum to 7298011136 (id 66049815466), a Hub fine-tune of
+    Olmo-3-1025-7B declaring 7.298.011.136 parameters (id 71548498080), and a plotting script
+    taking olmo3-7b = 7298011136 and olmo3-32b = 32233522176 parameters (id 53524487476)."""
     kinds = ["sliding_attention"] * 3 + ["full_attention"]
     seven = {"model_type": "olmo3", "hidden_size": 4096, "intermediate_size": 11008,
              "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
@@ -345,7 +364,7 @@ ITEM_1_FAMILIES = {
 def test_every_family_of_item_1_has_a_real_copy_within_1_percent(family):
     """Each family is read as its own model_type (never silently as Llama) and every copy's
     total is within 1 % of the published figure (or the figure's own rounding, which only the
-    rounded cards need: santacoder, qwen-1.8b, starcoder2-7b, falcon-7b-instruct)."""
+    rounded cards need: santacoder and starcoder2-7b, whose exact totals were not found)."""
     model_type, keys = ITEM_1_FAMILIES[family]
     for key in keys:
         entry = PUBLISHED[key]
