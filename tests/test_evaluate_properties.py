@@ -201,3 +201,26 @@ def test_every_offered_edit_fixes_its_finding(start, edits):
 @given(start=start_builds(BUNDLED), edits=st.lists(edit_strategy(BUNDLED), max_size=8))
 def test_every_offered_edit_fixes_its_finding_bundled(start, edits):
     _edits_fix_their_findings(apply_tolerant(start, edits), BUNDLED)
+
+
+def test_cpu_swap_keeps_an_mrdimm_running():
+    """Found by the property above: a SYS-421GE-TNRT with a Xeon 6 CPU of another socket and an
+    MRDIMM was offered the first listed CPU, a 4th Gen Xeon that runs no MRDIMM, trading
+    platform.cpu_socket for memory.wrong_type.  No CPU on that chassis runs MRDIMMs, so the swap
+    now also puts DDR5 RDIMMs in their place."""
+    start = Build(chassis="SYS-421GE-TNRT", env=Environment())
+    build = apply_tolerant(
+        start,
+        [
+            SetCount(what="cpu", sku="XEON-6767P", count=1),
+            SetCount(what="dimm", sku="DDR5-8800-256GB-MRDIMM", count=1),
+        ],
+    )
+    r = evaluate(build, BUNDLED)
+    (f,) = [g for g in r.findings if g.rule == "platform.cpu_socket"]
+    cpu_edit, dimm_edit = f.edit
+    assert isinstance(cpu_edit, SetCount) and cpu_edit.what == "cpu"
+    assert isinstance(dimm_edit, SetCount) and dimm_edit.what == "dimm" and dimm_edit.count == 1
+    assert BUNDLED.dimms[dimm_edit.sku or ""].type == "DDR5 RDIMM"
+    assert "in place of the MRDIMMs" in (f.fix or "")
+    _edits_fix_their_findings(build, BUNDLED)

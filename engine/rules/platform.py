@@ -6,7 +6,7 @@ from slotwise.engine.edits import SetCount
 from slotwise.engine.rules.common import finding, plural
 from slotwise.engine.rules.context import Ctx
 from slotwise.engine.rules.family import RuleFamily
-from slotwise.parts.schema import Cpu
+from slotwise.parts.schema import Cpu, Dimm
 
 #: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
 #: and what each checks.
@@ -28,6 +28,52 @@ def fitting_count(ctx: Ctx, cpu: Cpu) -> int:
     chassis' sockets and the CPU's own socket limit, at least one."""
     top = min(ctx.chassis.cpu_sockets, cpu.max_sockets or ctx.chassis.cpu_sockets)
     return max(1, min(ctx.build.cpu_count or top, top))
+
+
+def _runs_mrdimms(cpu: Cpu) -> bool:
+    return cpu.mrdimm_mts != 0  # 0: none (memory.wrong_type); None: not known (memory's info)
+
+
+def _rdimm_for(ctx: Ctx, mrdimm: Dimm, cpu: Cpu) -> str | None:
+    """A DDR5 RDIMM to fit instead of ``mrdimm`` on a CPU that runs none: the chassis' first
+    validated RDIMM, else the catalog's RDIMM of the same capacity that ``cpu`` runs at full
+    speed, the slowest such (as memory's own fix picks), then the nearest capacity."""
+    listed = [
+        s
+        for s in ctx.chassis.dimm_skus
+        if s in ctx.catalog.dimms and ctx.catalog.dimms[s].type == "DDR5 RDIMM"
+    ]
+    if listed:
+        return listed[0]
+    cap = cpu.memory_mts_1dpc
+
+    def preference(d: Dimm) -> tuple[int, bool, int, str]:
+        fast_enough = cap is not None and d.speed_mts >= cap
+        speed = d.speed_mts if fast_enough else -d.speed_mts
+        return (abs(d.capacity_gb - mrdimm.capacity_gb), not fast_enough, speed, d.sku)
+
+    rdimms = [d for d in ctx.catalog.dimms.values() if d.type == "DDR5 RDIMM"]
+    return min(rdimms, key=preference).sku if rdimms else None
+
+
+def swap_cpu(ctx: Ctx, listed: list[str]) -> tuple[str, tuple[SetCount, ...]]:
+    """(fix text, edit) for swapping to a listed CPU: the first listed CPU that runs the fitted
+    DIMM; when none runs it (an MRDIMM on a platform of 4th/5th Gen Xeons), the first listed CPU
+    and DDR5 RDIMMs in the MRDIMMs' place, so that the swap never trades a CPU error for a
+    memory.wrong_type one."""
+    b = ctx.build
+    dimm = ctx.catalog.dimms.get(b.dimm) if b.dimm else None
+    mrdimm = dimm if dimm is not None and dimm.type == "DDR5 MRDIMM" else None
+    runs = [s for s in listed if mrdimm is None or _runs_mrdimms(ctx.catalog.cpus[s])]
+    sku = (runs or listed)[0]
+    cpu = ctx.catalog.cpus[sku]
+    edit: tuple[SetCount, ...] = (SetCount(what="cpu", sku=sku, count=fitting_count(ctx, cpu)),)
+    if mrdimm is not None and not runs:
+        rdimm = _rdimm_for(ctx, mrdimm, cpu)
+        if rdimm is not None:
+            edit += (SetCount(what="dimm", sku=rdimm, count=b.dimm_count or 1),)
+            return f"use {sku} with {rdimm} in place of the MRDIMMs (it runs none)", edit
+    return f"use {sku}", edit
 
 
 def check(ctx: Ctx) -> None:
@@ -108,6 +154,7 @@ def check(ctx: Ctx) -> None:
             )
         )
     if ch.cpu_skus and cpu.sku not in ch.cpu_skus:
+        swap_fix, swap_edit = swap_cpu(ctx, listed) if listed else ("", ())
         sockets = {ctx.catalog.cpus[s].socket for s in listed}
         if sockets and cpu.socket not in sockets:
             ctx.add(
@@ -117,14 +164,8 @@ def check(ctx: Ctx) -> None:
                     f"{cpu.sku} is a {cpu.socket} CPU; {ch.sku} has "
                     f"{' / '.join(sorted(sockets))} sockets",
                     parts=(cpu.sku,),
-                    fix=f"use {listed[0]}",
-                    edit=(
-                        SetCount(
-                            what="cpu",
-                            sku=listed[0],
-                            count=fitting_count(ctx, ctx.catalog.cpus[listed[0]]),
-                        ),
-                    ),
+                    fix=swap_fix,
+                    edit=swap_edit,
                 )
             )
         else:
@@ -135,15 +176,7 @@ def check(ctx: Ctx) -> None:
                     f"{cpu.sku} is not on {ch.sku}'s supported-CPU list: BIOS support and cooling "
                     "are not validated for it",
                     parts=(cpu.sku,),
-                    fix=f"use a listed CPU such as {listed[0]}" if listed else None,
-                    edit=(
-                        SetCount(
-                            what="cpu",
-                            sku=listed[0],
-                            count=fitting_count(ctx, ctx.catalog.cpus[listed[0]]),
-                        ),
-                    )
-                    if listed
-                    else (),
+                    fix=swap_fix.replace("use", "use a listed CPU such as", 1) if listed else None,
+                    edit=swap_edit,
                 )
             )
