@@ -5,7 +5,7 @@ Pure data mapping (no I/O, no network): :mod:`engine.hub` fetches a config.json 
 function in one of the family modules (:mod:`.decoders` Llama-style, :mod:`.moe`, :mod:`.gpt`
 GPT-2/J/NeoX/OPT/Falcon/phi/Qwen v1, :mod:`.hybrid` Mamba/Jamba/Nemotron-H, :mod:`.alibi`
 BLOOM, :mod:`.nas` Nemotron-NAS,
-:mod:`.linear_attention` Qwen3.5) that reads the
+:mod:`.linear_attention` Qwen3.5, :mod:`.more_families` Granite 3.x/MPT/ERNIE 4.5) that reads the
 family's field names and aliases, fills absent keys with the family's ``transformers`` config
 class defaults (listed in the preset's notes) and describes what differs from a Llama-style
 decoder (biases, LayerNorm vs RMSNorm, two-matrix MLPs, tied embeddings, MoE layout, sliding or
