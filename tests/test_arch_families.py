@@ -425,3 +425,4 @@ def test_bench_script_prints_every_model_and_passes():
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"{len(PUBLISHED)} configs" in out.stdout and "<-- outside" not in out.stdout
+    assert "model types have every copy within 1 %" in out.stdout
