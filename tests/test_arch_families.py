@@ -320,6 +320,21 @@ def test_olmo3_shape_counts_what_transformers_counts():
         assert (preset.layer_types or ()).count("full_attention") == cfg["num_hidden_layers"] // 4
 
 
+def test_starcoder_15b_shape_counts_its_published_total():
+    """SantaCoder's card says only "1.1B".  The same gpt_bigcode layout at StarCoder's size
+    (n_embd 6144, 40 layers, 48 heads, multi-query, n_inner 24576, vocabulary 49152, 8192
+    learned positions, tied head: the bigcode/starcoder config.json values that Cerebras's
+    checkpoint converter writes back as its gpt_bigcode defaults, code index id 11117433255)
+    must give the 15,517,456,384 parameters a MultiPL-T model table lists for the StarCoder-15B
+    fine-tunes (code index id 69542685706)."""
+    starcoder = {"model_type": "gpt_bigcode", "n_embd": 6144, "n_layer": 40, "n_head": 48,
+                 "n_inner": 24576, "vocab_size": 49152, "n_positions": 8192,
+                 "multi_query": True, "tie_word_embeddings": True}  # fmt: skip
+    preset, c, _ = count(starcoder)
+    assert preset.model_type == "gpt_bigcode" and preset.num_key_value_heads == 1
+    assert c.total == 15_517_456_384
+
+
 # ------------------------------------------------------------------ every family of issue 12
 #: Issue 12, item 1: each family and the real config.json copies (PUBLISHED.toml keys) that
 #: stand for it, with the model_type slotwise reads them as.  OLMo 3 has no copy (see above).
@@ -327,7 +342,7 @@ ITEM_1_FAMILIES = {
     "GPT-2": ("gpt2", ["gpt2", "gpt2-medium"]),
     "GPT-J": ("gptj", ["gpt-j-6b"]),
     "StarCoder/SantaCoder": ("gpt_bigcode", ["santacoder"]),
-    "StarCoder2": ("starcoder2", ["starcoder2-7b"]),
+    "StarCoder2": ("starcoder2", ["starcoder2-7b", "starcoder2-15b"]),
     "OPT": ("opt", ["opt-6.7b"]),
     "GPT-NeoX/Pythia/RedPajama": ("gpt_neox", ["pythia-1b", "redpajama-incite-3b"]),
     "Falcon": ("falcon", ["falcon-7b-instruct"]),

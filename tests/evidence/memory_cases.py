@@ -16,10 +16,11 @@ README prints GiB; Answer.AI's benchmark note prints GiB (peak *reserved* memory
 allocated); the PEFT docs print "GB" read off the GPU monitor (taken as 1e9 bytes; were it GiB the
 error would be 7 points worse).
 
-Five independent organisations measured these: Lightning AI (litgpt), PyTorch / Meta
-(torchtune), Answer.AI (fsdp_qlora), Hugging Face (PEFT documentation) and Unsloth (its
+The first 38 cases came from five independent organisations: Lightning AI (litgpt), PyTorch /
+Meta (torchtune), Answer.AI (fsdp_qlora), Hugging Face (PEFT documentation) and Unsloth (its
 "Hugging Face + FA2" baseline column: the longest context that fit in a card's memory, so the
-peak is the card's capacity).
+peak is the card's capacity).  Later additions bring more organisations (``ORGANISATIONS``
+below; ``python bench/memory_accuracy.py --by organisation`` lists them with their counts).
 """
 
 from __future__ import annotations
