@@ -9,24 +9,12 @@ already counted, by hand from the family's modeling code.
 from __future__ import annotations
 
 import json
-import tomllib
-from pathlib import Path
 
 import pytest
 
 from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
 from slotwise.engine.estimate.params import count_params
-
-ROOT = Path(__file__).parent / "fixtures" / "configs"
-PUBLISHED = tomllib.loads((ROOT / "PUBLISHED.toml").read_text(encoding="utf-8"))
-
-
-def load(key: str):
-    entry = PUBLISHED[key]
-    cfg = json.loads((ROOT / entry["dir"] / "config.json").read_text(encoding="utf-8"))
-    preset, warnings = arch_from_config(cfg, source=entry["dir"], name=entry["hf_id"])
-    return cfg, preset, count_params(preset), warnings
-
+from tests.evidence.published_configs import PUBLISHED, ROOT, load
 
 # ------------------------------------------------------------------------------------ BLOOM
 
