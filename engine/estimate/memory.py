@@ -77,6 +77,7 @@ from slotwise.engine.estimate.params import (
     count_params,
     linear_params_by_module,
     lora_params,
+    lora_target_names,
 )
 from slotwise.engine.estimate.recipes import recipe_assumptions
 from slotwise.engine.inputs import ref
@@ -420,7 +421,8 @@ def memory_per_gpu(
         opt = n_adapter * a_state / tp
         notes.append(
             f"{workload.method}: rank {workload.lora_rank} on "
-            f"{','.join(workload.lora_targets)} = {n_adapter / 1e6:.1f}M trainable parameters "
+            f"{lora_target_names(arch, workload.lora_targets)} = {n_adapter / 1e6:.1f}M "
+            "trainable parameters "
             f"({'fp32' if master else workload.precision} adapters)"
         )
 

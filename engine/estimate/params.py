@@ -446,6 +446,18 @@ def lora_params(arch: ModelPreset, targets: tuple[str, ...] | list[str], rank: i
     return total
 
 
+def lora_target_names(arch: ModelPreset, targets: tuple[str, ...] | list[str]) -> str:
+    """The adapted layers as the model has them, for the user: the chosen targets this model
+    has (a two-matrix MLP has no ``gate``, a pure Mamba model has no attention or MLP), plus,
+    for "all-linear", the Mamba / linear-attention projections :func:`lora_params` adds
+    (``in_proj``, ``x_proj``, ...), so a Mamba model never reads as LoRA on q,k,v."""
+    by_mod = linear_params_by_module(arch)
+    names = [t for t in dict.fromkeys(targets) if any(s.count for s in by_mod.get(t, ()))]
+    if set(LORA_MODULE_NAMES) <= set(targets):
+        names += list(dict.fromkeys(s.hf_name.rsplit(".", 1)[-1] for s in by_mod["ssm"] if s.count))
+    return ",".join(names) or "no layer of this model"
+
+
 # ------------------------------------------------------------------------------ counting
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.checkpoint import checkpoint_format
 from slotwise.engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
+from slotwise.engine.estimate.params import lora_target_names
 from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
 from slotwise.engine.names import close_names
 from slotwise.parts.catalog import Catalog
@@ -193,7 +194,7 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
     lines = [
         f"{arch.sku}: {workload.method}, {workload.precision}, seq {workload.seq_len} x "
         f"micro-batch {workload.micro_batch}"
-        + (f", LoRA r={workload.lora_rank} on {','.join(workload.lora_targets)}"
+        + (f", LoRA r={workload.lora_rank} on {lora_target_names(arch, workload.lora_targets)}"
            if workload.method in ("lora", "qlora") else ""),
         f"{est.params / 1e9:.2f}B parameters"
         + (f" ({est.active_params / 1e9:.2f}B active per token)"
