@@ -449,6 +449,9 @@ class ModelPreset(Record):
     shared_expert_gate: bool = Field(False, description="Qwen2-MoE sigmoid gate on the shared")
     router_bias: bool = Field(False, description="per-expert router bias / score correction")
     expert_bias: bool = Field(False, description="gpt-oss: biases on every expert projection")
+    moe_latent_size: ModelWidth | None = Field(
+        None, description="Nemotron 3 LatentMoE: routed experts run at this width, not hidden_size"
+    )
     ssm: SsmSpec | None = None
     linear_attention: LinearAttentionSpec | None = None
     # DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5): layers that run one

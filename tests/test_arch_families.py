@@ -369,7 +369,10 @@ ITEM_1_FAMILIES = {
     "gpt-oss": ("gpt_oss", ["gpt-oss-20b", "gpt-oss-120b"]),
     "Mixtral": ("mixtral", ["mixtral-8x7b", "mixtral-8x22b"]),
     "Jamba": ("jamba", ["jamba-1.5-mini"]),
-    "Nemotron-H": ("nemotron_h", ["nemotron-h-56b"]),
+    "Nemotron-H": (
+        "nemotron_h",
+        ["nemotron-h-56b", "nemotron-3-nano-30b", "nemotron-3-super-120b", "nemotron-3-ultra-550b"],
+    ),
     "Mamba": ("mamba", ["mamba-2.8b-hf"]),
     "FalconMamba": ("falcon_mamba", ["falcon-mamba-7b"]),
 }

@@ -58,6 +58,11 @@ family's modeling code):
 * Gated DeltaNet linear attention (``linear_attention``, see
   :func:`linear_attention_params_per_layer`) and gated softmax attention whose ``q_proj`` also
   yields the output gate (``attention_output_gate``: Qwen3-Next, Qwen3.5);
+* LatentMoE (``moe_latent_size``: Nemotron 3 Super/Ultra; ``NemotronHMoE`` in transformers'
+  ``models/nemotron_h/modular_nemotron_h.py``, code index id 51852120257): the router reads the
+  full ``hidden`` token, ``fc1_latent_proj hidden -> latent`` and ``fc2_latent_proj latent ->
+  hidden`` (bias from ``mlp_bias``) wrap the routed experts, which run ``latent -> inter ->
+  latent``; the shared expert stays at ``hidden``.  The two projections run for every token;
 * Mamba mixers (``ssm``, see :func:`ssm_params_per_layer`) and weights outside the decoder
   (``extra_params``: a vision tower and its projector).
 
@@ -220,6 +225,19 @@ def expert_intermediate(arch: ModelPreset) -> int:
     return arch.moe_intermediate_size or arch.intermediate_size
 
 
+def expert_width(arch: ModelPreset) -> int:
+    """Width a routed expert reads and writes: ``moe_latent_size`` (LatentMoE), else hidden."""
+    return arch.moe_latent_size or arch.hidden_size
+
+
+def latent_projection_params(arch: ModelPreset) -> int:
+    """LatentMoE's ``fc1_latent_proj`` + ``fc2_latent_proj`` in one MoE layer (0 without)."""
+    latent = arch.moe_latent_size
+    if not latent:
+        return 0
+    return 2 * arch.hidden_size * latent + ((latent + arch.hidden_size) if arch.mlp_bias else 0)
+
+
 def shared_expert_intermediate(arch: ModelPreset) -> int:
     """Total width of the always-on shared expert(s): ``shared_expert_intermediate_size``
     (Qwen2-MoE, Llama 4) else ``n_shared_experts x moe_intermediate_size`` (DeepSeek)."""
@@ -323,13 +341,13 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
     up: list[LinearShape] = []
     down: list[LinearShape] = []
 
-    def ffn(prefix: str, inter: int, count: int, bias: bool = False) -> None:
+    def ffn(prefix: str, inter: int, count: int, bias: bool = False, width: int = h) -> None:
         if count <= 0 or inter <= 0:
             return
         if arch.mlp_gated:
-            gate.append(LinearShape(f"{prefix}gate_proj", h, inter, count, bias))
-        up.append(LinearShape(f"{prefix}up_proj", h, inter, count, bias))
-        down.append(LinearShape(f"{prefix}down_proj", inter, h, count, bias))
+            gate.append(LinearShape(f"{prefix}gate_proj", width, inter, count, bias))
+        up.append(LinearShape(f"{prefix}up_proj", width, inter, count, bias))
+        down.append(LinearShape(f"{prefix}down_proj", inter, width, count, bias))
 
     ffn("mlp.", arch.intermediate_size, dense, arch.mlp_bias)
     out["ssm"] = _ssm_linears(arch) + _linear_attention_linears(arch) + _indexer_linears(arch)
@@ -342,8 +360,14 @@ def linear_params_by_module(arch: ModelPreset) -> dict[str, tuple[LinearShape, .
             up.append(LinearShape("experts.w3", h, inter, n))
             down.append(LinearShape("experts.w2", inter, h, n))
         else:
-            ffn("experts.", inter, n, arch.expert_bias)
+            ffn("experts.", inter, n, arch.expert_bias, expert_width(arch))
         ffn("shared_experts.", shared_expert_intermediate(arch), moe)
+        if arch.moe_latent_size:  # LatentMoE: only "all-linear" adapts them, like the SSM's
+            latent, bias = arch.moe_latent_size, arch.mlp_bias
+            out["ssm"] += (
+                LinearShape("fc1_latent_proj", h, latent, moe, bias),
+                LinearShape("fc2_latent_proj", latent, h, moe, bias),
+            )
     out["gate"] = tuple(gate)
     out["up"] = tuple(up)
     out["down"] = tuple(down)
@@ -544,12 +568,16 @@ def count_params(arch: ModelPreset) -> ParamCounts:
     if moe:
         experts = arch.num_experts or 0
         expert = mlp_params(
-            h, expert_intermediate(arch), gated=arch.mlp_gated, bias=arch.expert_bias
+            expert_width(arch),
+            expert_intermediate(arch),
+            gated=arch.mlp_gated,
+            bias=arch.expert_bias,
         )
         router_bias = arch.router_bias or arch.model_type in ROUTER_BIAS_MODEL_TYPES
         router = experts * h + (experts if router_bias else 0)
         shared = mlp_params(h, shared_expert_intermediate(arch), gated=arch.mlp_gated, bias=False)
         shared += h if arch.shared_expert_gate else 0
+        shared += latent_projection_params(arch)  # LatentMoE: run for every token
         k = min(arch.num_experts_per_tok or experts, experts)
         moe_total = router + experts * expert + shared
         moe_active = router + k * expert + shared

@@ -18,7 +18,15 @@ Per family (``transformers`` ``modeling_<family>.py``; defaults from the config 
   (2, 1) with ``num_experts`` 16, top 2; the Mamba mixer adds RMSNorms over dt, B and C).
 * Nemotron-H: ``hybrid_override_pattern`` gives each block's kind: ``M`` Mamba-2 mixer,
   ``*`` attention, ``-`` two-matrix ReLU² MLP, ``E`` MoE of such MLPs (Nemotron 3, with a
-  shared expert and DeepSeek-style score-correction bias); one RMSNorm per block.
+  shared expert and DeepSeek-style score-correction bias); one RMSNorm per block.  Newer
+  configs (Nemotron 3 Ultra, 3.5) list the kinds as ``layers_block_type`` ("mamba",
+  "attention", "mlp", "moe"; ``NemotronHConfig`` reads the list first and the pattern only when
+  the list is absent, and then derives ``num_hidden_layers`` from it).  Nemotron 3 Super and
+  Ultra use LatentMoE (``moe_latent_size``: the routed experts run at that width between two
+  projections, see :mod:`engine.estimate.params`).  The multi-token-prediction block the
+  checkpoint ships (``num_nextn_predict_layers``, ``mtp_hybrid_override_pattern``) is not built
+  by ``NemotronHForCausalLM`` and is not counted (as for DeepSeek-V3); llama.cpp's GGUF
+  conversion drops it too, and its loaded counts are the totals the tests compare with.
 
 Only attention layers hold a KV cache; Mamba layers hold a fixed-size state per sequence
 (:mod:`engine.estimate.kvcache`).
@@ -173,11 +181,32 @@ _NEMOTRON_KINDS = {
 }
 
 
+#: ``layers_block_type`` entries as ``hybrid_override_pattern`` characters.
+_NEMOTRON_BLOCK_NAMES = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
+
+
+def _nemotron_pattern(r: ConfigReader) -> str:
+    blocks = r.cfg.get("layers_block_type")
+    if blocks is None:
+        pattern = r.text("hybrid_override_pattern")
+        if not pattern:
+            r.missing.append("hybrid_override_pattern (or layers_block_type)")
+            return "*"
+        return pattern
+    if not isinstance(blocks, list) or not blocks:
+        r.bad.append("layers_block_type (must be a list of block names)")
+        return "*"
+    unknown = sorted({str(b) for b in blocks if b not in _NEMOTRON_BLOCK_NAMES})
+    if unknown:
+        r.bad.append(
+            f"layers_block_type has {', '.join(repr(b) for b in unknown)} "
+            "(known: mamba, attention, mlp, moe)"
+        )
+    return "".join(_NEMOTRON_BLOCK_NAMES.get(b, "") for b in blocks) or "*"
+
+
 def nemotron_h(r: ConfigReader) -> Fields:
-    pattern = r.text("hybrid_override_pattern")
-    if not pattern:
-        r.missing.append("hybrid_override_pattern")
-        pattern = "*"
+    pattern = _nemotron_pattern(r)
     unknown = sorted(set(pattern) - set(_NEMOTRON_KINDS))
     if unknown:
         r.bad.append(
@@ -185,7 +214,8 @@ def nemotron_h(r: ConfigReader) -> Fields:
             "(known: M Mamba-2, * attention, - MLP, E MoE)"
         )
         pattern = "".join(c for c in pattern if c in _NEMOTRON_KINDS) or "*"
-    n = r.num("num_hidden_layers", default=len(pattern))
+    # NemotronHConfig derives num_hidden_layers from the pattern when the config omits it.
+    n = r.num("num_hidden_layers") if r.has("num_hidden_layers") else len(pattern)
     if n != len(pattern):
         r.bad.append(f"num_hidden_layers={n} but hybrid_override_pattern has {len(pattern)}")
         n = len(pattern)
@@ -228,6 +258,18 @@ def nemotron_h(r: ConfigReader) -> Fields:
             "moe_shared_expert_intermediate_size", default=0, minimum=0
         )
         f["router_bias"] = True  # e_score_correction_bias
+        latent = r.opt_int("moe_latent_size", minimum=1)
+        if latent:
+            f["moe_latent_size"] = latent
+            r.notes.append(
+                f"LatentMoE: routed experts run at moe_latent_size {latent} between "
+                "fc1_latent_proj and fc2_latent_proj; the shared expert at hidden_size"
+            )
+    if r.num("num_nextn_predict_layers", default=0, minimum=0):
+        r.notes.append(
+            "the checkpoint's multi-token-prediction block (num_nextn_predict_layers) is not "
+            "counted: NemotronHForCausalLM does not build it"
+        )
     return f
 
 
