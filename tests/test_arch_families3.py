@@ -124,3 +124,112 @@ def test_nemotron_3_lora_all_linear_includes_the_latent_projections():
     experts_wide = 512 * moe_layers * 8 * 2 * (4096 + 2688)
     latent = 2 * moe_layers * 8 * (4096 + 1024)
     assert without - with_latent == experts_wide - experts - latent
+
+
+# ---------------------------------------------------------------------------------- SmolLM3
+
+
+def test_smollm3_3b_is_the_checkpoint_total():
+    """SmolLM3ForCausalLM = LlamaForCausalLM: GQA 16/4 heads of 128, SwiGLU 11008, two RMSNorms
+    per layer, tied embedding; the NoPE layers hold the same weights as the RoPE ones."""
+    _, preset, c, warnings = load("smollm3-3b")
+    h, v, n, inter, kv = 2048, 128256, 36, 11008, 4 * 128
+    layer = 2 * h * h + 2 * h * kv + 3 * h * inter + 2 * h
+    assert preset.tie_word_embeddings and c.lm_head == 0 and not warnings
+    assert c.total == v * h + n * layer + h == published("smollm3-3b")
+    assert preset.layer_types is None  # use_sliding_window off: every layer full attention
+
+
+def test_smollm3_sliding_window_applies_to_the_nope_layers_only():
+    """SmolLM3Config: with use_sliding_window and a sliding_window, the NoPE layers (0 in
+    no_rope_layers: 9 of 36) slide and the RoPE layers stay full; the count does not change."""
+    cfg, _, c, _ = load("smollm3-3b")
+    sliding, _ = arch_from_config(
+        {**cfg, "use_sliding_window": True, "sliding_window": 4096}, source="x", name="x"
+    )
+    kinds = sliding.layer_types or ()
+    assert kinds.count("sliding_attention") == 9 and sliding.sliding_window == 4096
+    assert [i for i, k in enumerate(kinds) if k == "sliding_attention"] == list(range(3, 36, 4))
+    assert count_params(sliding).total == c.total
+    full = load("smollm3-3b")[1]
+    assert kv_elements(sliding, 65536) < kv_elements(full, 65536)
+
+
+def test_smollm3_short_no_rope_list_is_refused():
+    cfg, _, _, _ = load("smollm3-3b")
+    bad = {**cfg, "use_sliding_window": True, "sliding_window": 4096, "no_rope_layers": [1, 0]}
+    with pytest.raises(ArchConfigError, match="no_rope_layers"):
+        arch_from_config(bad, source="smollm3.json", name="x")
+
+
+# --------------------------------------------------------------------------------- Qwen2-VL
+
+
+def _qwen2_vl_by_hand(h: int, vocab: int, layers: int, inter: int, heads: int, kv: int,
+                      tied: bool) -> int:  # fmt: skip
+    """Qwen2VLForConditionalGeneration: the Qwen2 decoder (bias on q/k/v) + the vision tower
+    (Conv3d 3x2x14x14 -> 1280 without bias; 32 blocks of two LayerNorms, qkv and proj with
+    bias, fc1/fc2 1280 -> 5120 -> 1280 with bias) + PatchMerger (LayerNorm 1280, 5120 -> 5120
+    -> h with bias)."""
+    hd = h // heads
+    attn = h * h + h + 2 * (h * kv * hd + kv * hd) + h * h
+    text = vocab * h * (1 if tied else 2) + layers * (attn + 3 * h * inter + 2 * h) + h
+    e, mlp = 1280, 5120
+    block = 2 * 2 * e + (3 * e * e + 3 * e) + (e * e + e) + (e * mlp + mlp) + (mlp * e + e)
+    merger = 2 * e + (4 * e * 4 * e + 4 * e) + (4 * e * h + h)
+    return text + 3 * 2 * 14 * 14 * e + 32 * block + merger
+
+
+def test_qwen2_vl_2b_is_the_checkpoint_total():
+    cfg, preset, c, warnings = load("qwen2-vl-2b")
+    assert preset.model_type == "qwen2_vl" and preset.layer_types is None  # no sliding
+    by_hand = _qwen2_vl_by_hand(1536, 151936, 28, 8960, 12, 2, tied=True)
+    assert c.total == by_hand == published("qwen2-vl-2b")
+    assert c.other == preset.extra_params == 665_271_296  # the vision tower and merger
+    assert not any("not counted" in w for w in warnings)
+
+
+@pytest.mark.parametrize(
+    ("shape", "total"),
+    [
+        # Qwen2-VL-7B-Instruct's text fields (code index id 53104779294) and HF safetensors
+        # total 8,291,375,616 (code index ids 12439498600, 70937807244).
+        ((3584, 152064, 28, 18944, 28, 4), 8_291_375_616),
+        # Qwen2-VL-72B-Instruct = Qwen2VLConfig's defaults; 73,405,560,320 (id 12439498600).
+        ((8192, 152064, 80, 29568, 64, 8), 73_405_560_320),
+    ],
+)
+def test_qwen2_vl_7b_and_72b_shapes_give_their_checkpoint_totals(shape, total):
+    """Shape tests (no verbatim 7B / 72B config.json was found): the 2B copy with the larger
+    models' text fields, untied, and the merger writing their hidden size."""
+    cfg, _, _, _ = load("qwen2-vl-2b")
+    h, vocab, layers, inter, heads, kv = shape
+    big = {**cfg, "hidden_size": h, "vocab_size": vocab, "num_hidden_layers": layers,
+           "intermediate_size": inter, "num_attention_heads": heads, "num_key_value_heads": kv,
+           "tie_word_embeddings": False, "vision_config": {**cfg["vision_config"],
+                                                           "hidden_size": h}}  # fmt: skip
+    preset, _ = arch_from_config(big, source="x", name="x")
+    assert count_params(preset).total == _qwen2_vl_by_hand(*shape, tied=False) == total
+
+
+def test_qwen2_vl_nested_text_config_counts_the_same():
+    """transformers >= 4.5x writes Qwen2-VL configs with text_config (qwen2_vl_text) and a
+    vision_config of model_type qwen2_vl; both spellings count alike."""
+    cfg, _, c, _ = load("qwen2-vl-2b")
+    text = {k: v for k, v in cfg.items() if k not in ("vision_config", "architectures")}
+    nested = {
+        "model_type": "qwen2_vl",
+        "text_config": {**text, "model_type": "qwen2_vl_text"},
+        "vision_config": {**cfg["vision_config"], "model_type": "qwen2_vl"},
+        "tie_word_embeddings": True,
+    }
+    preset, warnings = arch_from_config(nested, source="x", name="x")
+    assert preset.model_type == "qwen2_vl_text" and count_params(preset).total == c.total
+    assert not any("not counted" in w for w in warnings)
+
+
+def test_qwen2_vl_bad_mlp_ratio_is_refused():
+    cfg, _, _, _ = load("qwen2-vl-2b")
+    bad = {**cfg, "vision_config": {**cfg["vision_config"], "mlp_ratio": "four"}}
+    with pytest.raises(ArchConfigError, match="mlp_ratio"):
+        arch_from_config(bad, source="qwen2vl.json", name="x")

@@ -5,7 +5,7 @@ Pure data mapping (no I/O, no network): :mod:`engine.hub` fetches a config.json 
 function in one of the family modules (:mod:`.decoders` Llama-style, :mod:`.moe`, :mod:`.gpt`
 GPT-2/J/NeoX/OPT/Falcon/phi/Qwen v1, :mod:`.hybrid` Mamba/Jamba/Nemotron-H, :mod:`.alibi`
 BLOOM, :mod:`.nas` Nemotron-NAS,
-:mod:`.linear_attention` Qwen3.5, :mod:`.more_families` Granite 3.x/MPT/ERNIE 4.5) that reads the
+:mod:`.linear_attention` Qwen3.5, :mod:`.more_families` Granite 3.x/MPT/ERNIE 4.5/SmolLM3/Qwen2-VL) that reads the
 family's field names and aliases, fills absent keys with the family's ``transformers`` config
 class defaults (listed in the preset's notes) and describes what differs from a Llama-style
 decoder (biases, LayerNorm vs RMSNorm, two-matrix MLPs, tied embeddings, MoE layout, sliding or
@@ -116,6 +116,9 @@ FAMILIES: dict[str, Family] = {
     "granite": more_families.granite,
     "mpt": more_families.mpt,
     "ernie4_5": more_families.ernie4_5,
+    "smollm3": more_families.smollm3,
+    "qwen2_vl": more_families.qwen2_vl,  # text fields at the root (the Hub's configs)
+    "qwen2_vl_text": more_families.qwen2_vl,
 }
 KNOWN_MODEL_TYPES = frozenset(FAMILIES)
 
@@ -133,6 +136,7 @@ _TEXT_CONFIG_TYPES = {
     "gemma3": "gemma3_text",
     "llama4": "llama4_text",
     "mistral3": "ministral3",
+    "qwen2_vl": "qwen2_vl_text",
     "qwen2_5_vl": "qwen2_5_vl_text",
     "qwen3_vl": "qwen3_vl_text",
     "qwen3_5": "qwen3_5_text",

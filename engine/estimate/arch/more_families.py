@@ -32,12 +32,29 @@ family's ``modeling_<family>.py``:
   gate/up/down.  ``Ernie4_5Config`` defaults: vocab 103424, hidden 1024, intermediate 3072,
   18 layers, 16 heads, 2 KV heads, ``head_dim`` 128 (``null`` means hidden / heads),
   embeddings tied, ``use_bias`` false.
+* SmolLM3 (HuggingFaceTB SmolLM3-3B, ``SmolLM3ForCausalLM``, ``models/smollm3/
+  modular_smollm3.py``, read at code index id 52266487619): ``LlamaAttention`` /
+  ``LlamaDecoderLayer`` / ``LlamaForCausalLM`` unchanged; ``no_rope_layers`` only switches RoPE
+  off in some layers (NoPE: no weights either way).  A layer slides only when
+  ``use_sliding_window`` is on, ``sliding_window`` is set and the layer is a NoPE one (or as
+  ``layer_types`` says).  ``SmolLM3Config`` defaults: vocab 128256, hidden 2048, intermediate
+  11008, 36 layers, 16 heads, 4 KV heads, embeddings tied, no attention or MLP bias.
+* Qwen2-VL (``Qwen2VLForConditionalGeneration``, ``models/qwen2_vl/modeling_qwen2_vl.py``):
+  the language model is Qwen2's (``Qwen2VLAttention``: bias on q/k/v, none on o_proj; M-RoPE
+  adds no weights), read from the root as the Hub's configs ship it or from ``text_config``
+  (``qwen2_vl_text``); ``Qwen2VLTextConfig`` defaults are Qwen2.5-VL's (the 72B shape, untied).
+  The vision tower is :func:`engine.estimate.arch.vision.qwen2_vl`.
 """
 
 from __future__ import annotations
 
-from slotwise.engine.estimate.arch.common import Fields, decoder_fields
-from slotwise.engine.estimate.arch.decoders import LLAMA
+from slotwise.engine.estimate.arch.common import (
+    Fields,
+    add_sliding,
+    decoder_fields,
+    explicit_layer_types,
+)
+from slotwise.engine.estimate.arch.decoders import LLAMA, QWEN2_5_VL
 from slotwise.engine.estimate.arch.reader import ArchConfigError, ConfigReader
 
 # GraniteConfig.__init__ defaults (models/granite/configuration_granite.py) = LlamaConfig's.
@@ -120,4 +137,41 @@ def ernie4_5(r: ConfigReader) -> Fields:
     bias = r.flag("use_bias", default=False)
     f.update(attention_bias=bias, mlp_bias=bias)
     r.notes.append("ERNIE 4.5: Llama layout; use_bias sets the q/k/v/o and MLP biases")
+    return f
+
+
+# SmolLM3Config.__init__ defaults (models/smollm3/modular_smollm3.py).
+SMOLLM3 = {
+    "vocab_size": 128256,
+    "hidden_size": 2048,
+    "intermediate_size": 11008,
+    "num_hidden_layers": 36,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 4,
+    "tie_word_embeddings": True,
+}
+
+
+def smollm3(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, SMOLLM3)
+    n = f["num_hidden_layers"]
+    kinds = explicit_layer_types(r, n)
+    if kinds is None and r.flag("use_sliding_window", default=False) and r.has("sliding_window"):
+        interval = r.num("no_rope_layer_interval", default=4)
+        rope = r.int_list("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(n)]
+        if len(rope) < n:
+            r.bad.append(f"no_rope_layers (must list at least {n} entries)")
+            rope = [1] * n
+        kinds = tuple("full_attention" if rope[i] else "sliding_attention" for i in range(n))
+    if kinds is not None:
+        add_sliding(r, f, kinds)
+    r.notes.append("SmolLM3: Llama layout; NoPE layers (no_rope_layers) hold the same weights")
+    return f
+
+
+def qwen2_vl(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, QWEN2_5_VL)
+    f["attention_qkv_bias"] = True
+    f["attention_out_bias"] = False
+    r.notes.append("Qwen2-VL text model: Qwen2 layout, bias on q/k/v (none on o_proj)")
     return f

@@ -9,7 +9,8 @@
   patch 32; ``modeling_clip.py``): patch ``Conv2d`` without bias, ``class_embedding``,
   positions for patches + 1, ``pre_layrnorm``, the same encoder layers, ``post_layernorm``.
 
-* Qwen2.5-VL and Qwen3-VL (dense and MoE): see :func:`qwen2_5_vl` and :func:`qwen3_vl`; their
+* Qwen2-VL, Qwen2.5-VL and Qwen3-VL (dense and MoE): see :func:`qwen2_vl`, :func:`qwen2_5_vl`
+  and :func:`qwen3_vl`; their
   mergers (the projectors) are part of the tower.
 
 Projectors: Gemma 3 ``Gemma3MultiModalProjector`` (``mm_input_projection_weight`` vision x text
@@ -108,6 +109,34 @@ def qwen2_5_vl(r: ConfigReader) -> int:
     return channels * frames * patch * patch * h + depth * block + merger
 
 
+def qwen2_vl(r: ConfigReader) -> int:
+    """Qwen2-VL vision transformer with its merger (``Qwen2VisionTransformerPretrainedModel``,
+    ``models/qwen2_vl/modeling_qwen2_vl.py``; ``Qwen2VLVisionConfig`` defaults: ``embed_dim``
+    1280, ``depth`` 32, ``mlp_ratio`` 4, patch 14, 2 frames, merge 2, ``hidden_size`` 3584 = the
+    language model's width the merger writes): ``patch_embed`` Conv3d without bias, no position
+    weights (2-D rotary), ``depth`` blocks of two LayerNorms (weight and bias), fused qkv and
+    proj with bias and a two-matrix QuickGELU MLP ``embed_dim x mlp_ratio`` with biases, then
+    ``PatchMerger``: LayerNorm ``ln_q`` over ``embed_dim`` and ``embed_dim x merge^2`` -> same
+    -> ``hidden_size``, with biases.  Unlike Qwen2.5-VL's, this config's ``hidden_size`` is the
+    merger's output, not the tower's width."""
+    e = r.num("embed_dim", default=1280)
+    depth = r.num("depth", default=32)
+    ratio = r.raw("mlp_ratio", default=4)
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or ratio <= 0:
+        r.bad.append(f"mlp_ratio={shorten(ratio)} (must be a positive number)")
+        ratio = 4
+    inter = int(e * ratio)
+    channels = r.num("in_channels", "in_chans", default=3)
+    patch = r.num("patch_size", "spatial_patch_size", default=14)
+    frames = r.num("temporal_patch_size", default=2)
+    merge = r.num("spatial_merge_size", default=2)
+    out = r.num("hidden_size", default=3584)
+    merged = e * merge * merge
+    block = 2 * 2 * e + (3 * e * e + 3 * e) + (e * e + e) + (e * inter + inter) + (inter * e + e)
+    merger = 2 * e + merged * merged + merged + merged * out + out
+    return channels * frames * patch * patch * e + depth * block + merger
+
+
 def qwen3_5(r: ConfigReader) -> int:
     """Qwen3.5's vision model (``Qwen3_5VisionConfig`` / ``Qwen3_5MoeVisionConfig``): Qwen3-VL's
     tower without deepstack mergers (the config class has no ``deepstack_visual_indexes``)."""
@@ -181,9 +210,14 @@ def moonvit(r: ConfigReader, text_hidden: int) -> int:
 
 
 #: Multimodal configs whose vision_config names no model_type: the tower by the outer type.
-OUTER_TOWERS = {"kimi_k25": moonvit}
+OUTER_TOWERS = {
+    "kimi_k25": moonvit,
+    # Qwen2-VL's first configs: vision_config without model_type (Qwen2VLVisionConfig).
+    "qwen2_vl": lambda r, _text_hidden: qwen2_vl(r),
+}
 
 TOWERS = {
+    "qwen2_vl": qwen2_vl,
     "qwen2_5_vl": qwen2_5_vl,
     "siglip_vision_model": siglip,
     "clip_vision_model": clip,
