@@ -233,3 +233,93 @@ def test_qwen2_vl_bad_mlp_ratio_is_refused():
     bad = {**cfg, "vision_config": {**cfg["vision_config"], "mlp_ratio": "four"}}
     with pytest.raises(ArchConfigError, match="mlp_ratio"):
         arch_from_config(bad, source="qwen2vl.json", name="x")
+
+
+# ------------------------------------------------------------ Granite 4.0 (granitemoehybrid)
+
+#: Shape tests (no verbatim Hub config.json of a Granite 4.0 model was found).  The dense
+#: models' fields are GRANITE4_FULLSIZE of a Granite 4 equivalence-test helper ("Full-size
+#: configs (real HF dimensions)", code index id 56628895354); tie_word_embeddings true is what
+#: the Hub files say (the granite-4.0-3b-vision config.json transcription, code index id
+#: 69276939800, has the micro-shaped text_config with tie_word_embeddings=True; the class
+#: default is false).  Totals: HF Hub API safetensors.total (code index id 71142266638).
+_GRANITE4_FIXED = {"model_type": "granitemoehybrid", "vocab_size": 100352,
+                   "attention_bias": False, "num_local_experts": 0, "num_experts_per_tok": 0,
+                   "tie_word_embeddings": True, "position_embedding_type": "rope"}  # fmt: skip
+_GRANITE4_DENSE = {
+    "granite-4.0-350m": ((1024, 28, 16, 4, 2048), 352_379_904),
+    "granite-4.0-1b": ((2048, 40, 16, 4, 4096), 1_631_750_144),
+    "granite-4.0-micro": ((2560, 40, 40, 8, 8192), 3_402_836_480),
+}
+
+
+@pytest.mark.parametrize("model", sorted(_GRANITE4_DENSE))
+def test_granite_4_dense_models_are_the_hubs_exact_totals(model):
+    """num_local_experts 0: attention in every layer and the shared SwiGLU MLP
+    (input_linear h -> 2 x shared, output_linear) as the whole FFN; two RMSNorms per layer."""
+    (h, layers, heads, kv, shared), total = _GRANITE4_DENSE[model]
+    cfg = {**_GRANITE4_FIXED, "hidden_size": h, "num_hidden_layers": layers,
+           "num_attention_heads": heads, "num_key_value_heads": kv, "intermediate_size": shared,
+           "shared_intermediate_size": shared, "layer_types": ["attention"] * layers}  # fmt: skip
+    preset, warnings = arch_from_config(cfg, source=model, name=model)
+    hd = h // heads
+    layer = 2 * h * heads * hd + 2 * h * kv * hd + 3 * h * shared + 2 * h
+    assert count_params(preset).total == 100352 * h + layers * layer + h == total
+    assert not warnings
+
+
+def _granite_h(**change: object) -> dict:
+    """granite-4.0-h-micro's shape as a loader test quotes the Hub config.json (code index id
+    60797780217: 40 layers, attention at 5/15/25/35, hidden 2048, 32 heads, 8 KV heads, Mamba
+    64 heads x 64, state 128, 1 group, conv 4, no experts, shared 8192)."""
+    kinds = ["attention" if i in (5, 15, 25, 35) else "mamba" for i in range(40)]
+    cfg = {**_GRANITE4_FIXED, "hidden_size": 2048, "num_hidden_layers": 40,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 8192,
+           "shared_intermediate_size": 8192, "layer_types": kinds, "mamba_n_heads": 64,
+           "mamba_d_head": 64, "mamba_d_state": 128, "mamba_n_groups": 1, "mamba_d_conv": 4,
+           "mamba_expand": 2, "position_embedding_type": "nope"}  # fmt: skip
+    return {**cfg, **change}
+
+
+def test_granite_4_h_micro_mamba_layers_hold_no_kv_cache():
+    """36 Mamba-2 layers (BambaMixer: in_proj, conv1d with bias, dt_bias/A_log/D, gated norm,
+    out_proj) and 4 attention layers; only the 4 attention layers hold a KV cache.  llama.cpp
+    reports 3,191,396,096 for a 'granitehybrid' GGUF (code index id 68950945147), this count."""
+    preset, _ = arch_from_config(_granite_h(), source="h-micro", name="x")
+    c = count_params(preset)
+    d, conv, mh = 4096, 4096 + 2 * 128, 64
+    mamba = 2048 * (d + conv + mh) + conv * 4 + conv + 3 * mh + d + d * 2048
+    attn = 2 * 2048 * 2048 + 2 * 2048 * 512
+    assert (c.ssm_layers, c.attention_layers) == (36, 4) and c.ssm_per_layer == mamba
+    ffn, norms = 3 * 2048 * 8192, 2 * 2048
+    assert c.total == 100352 * 2048 + 36 * mamba + 4 * attn + 40 * (ffn + norms) + 2048
+    assert c.total == 3_191_396_096
+    assert kv_elements(preset, 1000) == 1000 * 4 * 2 * 8 * 64
+
+
+def test_granite_4_moe_layers_add_routed_experts_beside_the_shared_mlp():
+    """num_local_experts > 0 (Granite 4.0 H Tiny / Small): block_sparse_moe (bias-free router,
+    experts of intermediate_size) beside the shared MLP; top-k experts are active."""
+    dense, _ = arch_from_config(_granite_h(), source="x", name="x")
+    moe, _ = arch_from_config(
+        _granite_h(num_local_experts=64, num_experts_per_tok=6, intermediate_size=512),
+        source="x", name="x",
+    )  # fmt: skip
+    d, m = count_params(dense), count_params(moe)
+    expert = 3 * 2048 * 512
+    assert m.total - d.total == 40 * (64 * 2048 + 64 * expert)
+    assert m.total - m.active == 40 * (64 - 6) * expert
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"layer_types": ["attention", "cross_attention"] * 20}, "layer_types"),
+        ({"layer_types": ["mamba"] * 3}, "layer_types"),
+        ({"mamba_d_head": 48}, "mamba_n_heads x mamba_d_head"),
+        ({"shared_intermediate_size": 0}, "shared_intermediate_size"),
+    ],
+)
+def test_granite_4_unreadable_configs_are_refused(change, named):
+    with pytest.raises(ArchConfigError, match=named):
+        arch_from_config(_granite_h(**change), source="granite.json", name="x")

@@ -3,7 +3,7 @@
 Pure data mapping (no I/O, no network): :mod:`engine.hub` fetches a config.json and
 :mod:`engine.estimate.resolve` calls :func:`arch_from_config` on it.  Each ``model_type`` has a
 function in one of the family modules (:mod:`.decoders` Llama-style, :mod:`.moe`, :mod:`.gpt`
-GPT-2/J/NeoX/OPT/Falcon/phi/Qwen v1, :mod:`.hybrid` Mamba/Jamba/Nemotron-H, :mod:`.alibi`
+GPT-2/J/NeoX/OPT/Falcon/phi/Qwen v1, :mod:`.hybrid` Mamba/Jamba/Nemotron-H/Granite 4.0, :mod:`.alibi`
 BLOOM, :mod:`.nas` Nemotron-NAS,
 :mod:`.linear_attention` Qwen3.5, :mod:`.more_families` Granite 3.x/MPT/ERNIE 4.5/SmolLM3/Qwen2-VL) that reads the
 family's field names and aliases, fills absent keys with the family's ``transformers`` config
@@ -105,6 +105,7 @@ FAMILIES: dict[str, Family] = {
     "mamba2": hybrid.mamba2,
     "jamba": hybrid.jamba,
     "nemotron_h": hybrid.nemotron_h,
+    "granitemoehybrid": hybrid.granitemoehybrid,
     # ALiBi decoders (engine.estimate.arch.alibi)
     "bloom": alibi.bloom,
     # Per-layer searched blocks (engine.estimate.arch.nas)

@@ -28,6 +28,22 @@ Per family (``transformers`` ``modeling_<family>.py``; defaults from the config 
   by ``NemotronHForCausalLM`` and is not counted (as for DeepSeek-V3); llama.cpp's GGUF
   conversion drops it too, and its loaded counts are the totals the tests compare with.
 
+* Granite 4.0 (``GraniteMoeHybridConfig`` / ``models/granitemoehybrid/modular_granitemoehybrid.py``,
+  read at code index ids 2556660297 and 2428549620): ``layer_types`` (alias
+  ``layers_block_type``) sets each layer's mixer, ``attention`` (q/k/v/o with
+  ``attention_bias``; RoPE or NoPE, no position weights) or ``mamba`` (``BambaMixer``: Mamba-2
+  with ``mamba_n_heads`` x ``mamba_d_head`` = ``mamba_expand`` x hidden, ``mamba_n_groups``,
+  ``mamba_d_state``, conv bias on, projection bias off); every layer has the
+  ``GraniteMoeSharedMLP`` ``shared_mlp`` (``input_linear`` hidden -> 2 x
+  ``shared_intermediate_size``, ``output_linear`` back, no bias: a SwiGLU) and, when
+  ``num_local_experts`` > 0, ``block_sparse_moe``: a bias-free router and experts of
+  ``intermediate_size`` (``GraniteMoeParallelExperts`` input 2 x inter, output inter).  The
+  dense Granite 4.0 models (350M, 1B, micro) set ``num_local_experts`` 0: a Llama-shaped
+  decoder whose MLP width is ``shared_intermediate_size``.  Two RMSNorms per layer; the muP
+  multipliers add no weights.  Config defaults: vocab 32000, hidden 4096, intermediate 11008,
+  32 layers, 32 heads, KV = heads, untied, 8 experts top 2, shared 1024, every layer Mamba
+  when ``layer_types`` is absent, Mamba 128 heads, 1 group, state 256, conv 4, expand 2.
+
 Only attention layers hold a KV cache; Mamba layers hold a fixed-size state per sequence
 (:mod:`engine.estimate.kvcache`).
 """
@@ -324,3 +340,74 @@ def mamba_ssm(r: ConfigReader) -> Fields:
         "ssm": ssm,
     }
     return _no_attention(f)
+
+
+_GRANITE_MIXERS = {"attention": "full_attention", "mamba": "mamba2"}
+
+
+def granitemoehybrid(r: ConfigReader) -> Fields:
+    h = r.num("hidden_size", default=4096)
+    heads = r.num("num_attention_heads", default=32)
+    n = r.num("num_hidden_layers", default=32)
+    kinds = r.cfg.get("layer_types", r.cfg.get("layers_block_type"))
+    if kinds is None:
+        kinds = ["mamba"] * n  # GraniteMoeHybridConfig.layers_block_type without layer_types
+        r.defaults_used.append("layer_types=mamba in every layer")
+    if not isinstance(kinds, list) or len(kinds) != n or not set(kinds) <= set(_GRANITE_MIXERS):
+        r.bad.append(f"layer_types (must list {n} entries of attention or mamba)")
+        kinds = ["attention"] * n
+    experts = r.num("num_local_experts", default=8, minimum=0)
+    shared = r.num("shared_intermediate_size", default=1024, minimum=0)
+    inter = r.num("intermediate_size", default=11008)
+    f: Fields = {
+        "hidden_size": h,
+        "num_hidden_layers": n,
+        "num_attention_heads": heads,
+        "num_key_value_heads": r.num("num_key_value_heads", default=heads),
+        "vocab_size": r.num("vocab_size", default=32000),
+        "tie_word_embeddings": r.flag("tie_word_embeddings", default=False),
+        "attention_bias": r.flag("attention_bias", default=False),
+    }
+    mp = r.opt_int("max_position_embeddings", minimum=1)
+    if mp:
+        f["max_position_embeddings"] = mp
+    if experts:
+        f.update(
+            intermediate_size=0,
+            moe_intermediate_size=inter,
+            num_experts=experts,
+            num_experts_per_tok=r.num("num_experts_per_tok", default=2),
+            shared_expert_intermediate_size=shared,
+            mlp_layer_types=("moe",) * n,
+        )
+    else:  # dense: the shared MLP is the whole FFN
+        f.update(intermediate_size=shared, mlp_layer_types=("dense",) * n)
+        if not shared:
+            r.bad.append("shared_intermediate_size=0 with num_local_experts=0 (no FFN at all)")
+    if "mamba" in kinds:
+        m_heads = r.num("mamba_n_heads", default=128)
+        d_inner = r.num("mamba_expand", default=2) * h
+        d_head = r.raw("mamba_d_head", default="auto")
+        if d_head != "auto" and r.num("mamba_d_head") * m_heads != d_inner:
+            r.bad.append(
+                f"mamba_n_heads x mamba_d_head must equal mamba_expand x hidden_size ({d_inner})"
+            )
+        f["ssm"] = {
+            "version": 2,
+            "d_inner": d_inner,
+            "state_size": r.num("mamba_d_state", default=256),
+            "conv_kernel": r.num("mamba_d_conv", default=4),
+            "n_heads": m_heads,
+            "n_groups": r.num("mamba_n_groups", default=1),
+            "conv_bias": r.flag("mamba_conv_bias", default=True),
+            "proj_bias": r.flag("mamba_proj_bias", default=False),
+        }
+    f["layer_types"] = tuple(_GRANITE_MIXERS.get(k, "full_attention") for k in kinds)
+    r.notes.append(
+        "Granite 4.0: "
+        + (f"{experts} experts of {inter} + " if experts else "")
+        + f"shared SwiGLU MLP of {shared} in every layer; "
+        + f"{list(kinds).count('mamba')} Mamba-2 and {list(kinds).count('attention')} "
+        "attention layers; muP multipliers add no weights"
+    )
+    return f
