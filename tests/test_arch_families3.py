@@ -323,3 +323,46 @@ def test_granite_4_moe_layers_add_routed_experts_beside_the_shared_mlp():
 def test_granite_4_unreadable_configs_are_refused(change, named):
     with pytest.raises(ArchConfigError, match=named):
         arch_from_config(_granite_h(**change), source="granite.json", name="x")
+
+
+# ------------------------------------------------------------------------------- Qwen3-Next
+
+
+def test_qwen3_coder_next_is_the_checkpoint_total():
+    """Qwen3NextForCausalLM: 36 Gated DeltaNet + 12 gated attention layers, each with a sparse
+    block of 512 experts (512 wide) and a gated shared expert; untied head."""
+    _, preset, c, warnings = load("qwen3-coder-next")
+    assert preset.model_type == "qwen3_next" and not warnings
+    kinds = preset.layer_types or ()
+    assert kinds.count("linear_attention") == 36 and kinds.count("full_attention") == 12
+    assert c.moe_layers == 48 and c.dense_layers == 0
+    assert c.total == published("qwen3-coder-next")
+
+
+def test_qwen3_next_counts_like_qwen3_5_moe_with_the_same_shape():
+    """The fused in_proj_qkvz / in_proj_ba hold the weights of Qwen3.5's split projections."""
+    cfg, _, c, _ = load("qwen3-coder-next")
+    same = {k: v for k, v in cfg.items() if k not in ("mlp_only_layers", "decoder_sparse_step")}
+    as_qwen3_5, _ = arch_from_config(
+        {**same, "model_type": "qwen3_5_moe_text"}, source="x", name="x"
+    )
+    assert count_params(as_qwen3_5).total == c.total
+
+
+def test_qwen3_next_dense_layers_from_mlp_only_layers_and_sparse_step():
+    """Qwen3NextDecoderLayer: a SwiGLU MLP of intermediate_size where the layer is in
+    mlp_only_layers or (i + 1) % decoder_sparse_step != 0; the sparse block elsewhere."""
+    cfg, _, c, _ = load("qwen3-coder-next")
+    mixed, _ = arch_from_config({**cfg, "mlp_only_layers": [0, 5]}, source="x", name="x")
+    m = count_params(mixed)
+    assert (m.dense_layers, m.moe_layers) == (2, 46)
+    assert c.total - m.total == 2 * (c.moe_per_layer - 3 * 2048 * 5120)
+    stepped, _ = arch_from_config({**cfg, "decoder_sparse_step": 2}, source="x", name="x")
+    assert count_params(stepped).moe_layers == 24
+    assert kv_elements(mixed, 100) == 100 * 12 * 2 * 2 * 256  # 12 attention layers only
+
+
+def test_qwen3_next_bad_layer_types_are_refused():
+    cfg, _, _, _ = load("qwen3-coder-next")
+    with pytest.raises(ArchConfigError, match="layer_types"):
+        arch_from_config({**cfg, "layer_types": ["mamba"] * 48}, source="q.json", name="x")

@@ -1,4 +1,4 @@
-"""Hybrids of Gated DeltaNet linear attention and gated softmax attention: Qwen3.5.
+"""Hybrids of Gated DeltaNet linear attention and gated softmax attention: Qwen3.5, Qwen3-Next.
 
 Qwen3.5 (``transformers`` ``models/qwen3_5/modular_qwen3_5.py`` and ``models/qwen3_5_moe``; the
 same layout as Qwen3-Next) alternates two token mixers, as ``layer_types`` lists them (else
@@ -19,6 +19,14 @@ Every layer has two RMSNorms and an FFN: a SwiGLU MLP (Qwen3.5) or a sparse bloc
 multi-token-prediction layers (``mtp_num_hidden_layers``) are not counted: the published
 checkpoint totals (27,356,728,560 for Qwen3.5-27B) leave them out.  Defaults are those of
 ``Qwen3_5TextConfig`` / ``Qwen3_5MoeTextConfig``.
+
+Qwen3-Next (``models/qwen3_next/modular_qwen3_next.py``; ``Qwen3NextConfig`` read at code index
+id 52144326156: vocab 151936, hidden 2048, intermediate 5632, 48 layers, 16 heads, 2 KV heads,
+head_dim 256, 512 experts top 10 of 512, shared expert 512, ``decoder_sparse_step`` 1,
+``mlp_only_layers`` []) is the same layout with the Gated DeltaNet projections fused
+(``in_proj_qkvz``, ``in_proj_ba``: the same weights) and Qwen2-MoE's choice of FFN per layer: a
+layer is sparse unless it is in ``mlp_only_layers`` or ``(i + 1) % decoder_sparse_step != 0``,
+where it has a SwiGLU MLP of ``intermediate_size``.
 
 The memory estimate treats a Gated DeltaNet layer as a recurrent mixer (like Mamba: no KV
 cache, a fixed state); the activations it saves for the backward are an analogy with the
@@ -127,4 +135,36 @@ def qwen3_5_moe_text(r: ConfigReader) -> Fields:
             "width is not in this config)"
         )
     f["mlp_layer_types"] = ("moe",) * n
+    return f
+
+
+# Qwen3NextConfig (configuration_qwen3_next.py).
+QWEN3_NEXT = {
+    "vocab_size": 151936,
+    "hidden_size": 2048,
+    "num_hidden_layers": 48,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "head_dim": 256,
+}
+
+
+def qwen3_next(r: ConfigReader) -> Fields:
+    f = _hybrid(r, QWEN3_NEXT)
+    n = f["num_hidden_layers"]
+    experts = r.num("num_experts", default=512, minimum=0)
+    step = r.num("decoder_sparse_step", default=1)
+    dense = set(r.int_list("mlp_only_layers") or [])
+    kinds = tuple(
+        "moe" if experts and i not in dense and (i + 1) % step == 0 else "dense" for i in range(n)
+    )
+    f["intermediate_size"] = r.num("intermediate_size", default=5632) if "dense" in kinds else 0
+    f["mlp_layer_types"] = kinds
+    if "moe" in kinds:
+        f["num_experts"] = experts
+        f["num_experts_per_tok"] = r.num("num_experts_per_tok", default=10)
+        f["moe_intermediate_size"] = r.num("moe_intermediate_size", default=512)
+        shared = r.num("shared_expert_intermediate_size", default=512, minimum=0)
+        f["shared_expert_intermediate_size"] = shared
+        f["shared_expert_gate"] = shared > 0
     return f
