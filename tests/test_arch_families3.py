@@ -366,3 +366,50 @@ def test_qwen3_next_bad_layer_types_are_refused():
     cfg, _, _, _ = load("qwen3-coder-next")
     with pytest.raises(ArchConfigError, match="layer_types"):
         arch_from_config({**cfg, "layer_types": ["mamba"] * 48}, source="q.json", name="x")
+
+
+# ------------------------------------------------------------------- GLM-4.5 (glm4_moe)
+
+
+def test_glm_4_5_air_is_the_total_without_the_mtp_layer():
+    """Glm4MoeForCausalLM: one dense layer then 45 MoE layers (128 experts of 1408, one shared,
+    router weight + e_score_correction_bias), GQA 96/8 heads of 128 with bias on q/k/v only."""
+    _, preset, c, warnings = load("glm-4.5-air")
+    h, v, inter, mi, e = 4096, 151552, 10944, 1408, 128
+    attn = h * 96 * 128 + 96 * 128 + 2 * (h * 8 * 128 + 8 * 128) + 96 * 128 * h
+    moe = e * h + e + e * 3 * h * mi + 3 * h * mi
+    layers = 46 * (attn + 2 * h) + 3 * h * inter + 45 * moe
+    assert c.total == 2 * v * h + layers + h == published("glm-4.5-air")
+    assert (c.dense_layers, c.moe_layers) == (1, 45) and not warnings
+    # The Hub's own safetensors total (110,468,824,832, code index id 69468411049) adds the MTP
+    # layer 46: a MoE decoder layer, enorm / hnorm, eh_proj (2h -> h), shared_head.norm and its
+    # own embed_tokens and shared_head.head (Glm4MoeMTPLayer; vocab x h each).
+    mtp = attn + 2 * h + moe + 2 * h + 2 * h * h + h + 2 * v * h
+    assert c.total + mtp == 110_468_824_832
+
+
+def test_glm_4_5_355b_shape_is_fireworks_total():
+    """Shape test: GLM-4.7's trimmed config dict (code index id 4289690615; GLM-4.5 / 4.6 / 4.7
+    share it) with the two fields it drops set as GLM-4.5 has them: attention_bias and
+    use_qk_norm true (NVIDIA Megatron-Bridge's GLM 4.5 page: 'Includes QK LayerNorm';
+    docs.nvidia.com/nemo/megatron-bridge/latest/models/llm/glm45.html).  352,797,829,024 is
+    docs.fireworks.ai's paramCount for GLM-4.5 / 4.6 / 4.7 (code index id 66729435508)."""
+    cfg = {"model_type": "glm4_moe", "hidden_size": 5120, "intermediate_size": 12288,
+           "num_hidden_layers": 92, "num_attention_heads": 96, "num_key_value_heads": 8,
+           "head_dim": 128, "vocab_size": 151552, "n_routed_experts": 160,
+           "num_experts_per_tok": 8, "n_shared_experts": 1, "moe_intermediate_size": 1536,
+           "first_k_dense_replace": 3, "num_nextn_predict_layers": 1,
+           "tie_word_embeddings": False, "attention_bias": True,
+           "use_qk_norm": True}  # fmt: skip
+    preset, _ = arch_from_config(cfg, source="glm-4.5", name="x")
+    c = count_params(preset)
+    assert c.total == 352_797_829_024 and preset.qk_norm == "head"
+    # '32 billion active parameters' (zai-org/GLM-4.5 card): Zhipu leaves the input embedding
+    # and the output head out of it (with them, 33.6B).
+    assert abs(c.active - c.embedding - c.lm_head - 32e9) <= 0.5e9
+
+
+def test_glm_4_5_kv_cache_is_gqa_over_every_layer():
+    _, preset, c, _ = load("glm-4.5-air")
+    assert abs(c.active - c.embedding - c.lm_head - 12e9) <= 0.5e9  # '12 billion active'
+    assert kv_elements(preset, 10) == 10 * 46 * 2 * 8 * 128

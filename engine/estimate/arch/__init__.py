@@ -83,6 +83,7 @@ FAMILIES: dict[str, Family] = {
     "kimi_k2": moe.deepseek_v3,
     "deepseek_v32": moe.deepseek_v32,
     "glm_moe_dsa": moe.glm_moe_dsa,
+    "glm4_moe": moe.glm4_moe,
     "llama4_text": moe.llama4_text,
     "gpt_oss": moe.gpt_oss,
     "minimax_m2": moe.minimax_m2,

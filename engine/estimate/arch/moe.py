@@ -20,6 +20,16 @@ Per family (``modeling_<family>.py`` of ``transformers``, or the checkpoint's re
   with ``num_local_experts`` experts of ``intermediate_size`` plus one shared expert of the
   same width; dense layers use ``intermediate_size_mlp``; three of four layers use chunked
   attention over ``attention_chunk_size`` (``no_rope_layers``); q/k L2 norms have no weights.
+* GLM-4.5 / 4.6 / 4.7 (``Glm4MoeForCausalLM``, ``models/glm4_moe/modular_glm4_moe.py`` read at
+  code index id 53834075978): DeepSeek-V3's MoE (the first ``first_k_dense_replace`` layers
+  dense, then ``n_routed_experts`` experts of ``moe_intermediate_size``, ``n_shared_experts``
+  shared, the router's ``e_score_correction_bias``) under GQA attention with ``head_dim``
+  (``partial_rotary_factor`` 0.5 adds no weights), bias on q/k/v when ``attention_bias`` (none
+  on o_proj) and q/k RMSNorms over ``head_dim`` when ``use_qk_norm``.  ``Glm4MoeConfig``
+  defaults are GLM-4.5-Air's (vocab 151552, hidden 4096, intermediate 10944, 46 layers, 96
+  heads, 8 KV heads, 128 experts of 1408, top 8, one shared, one dense layer, no bias, no q/k
+  norm, untied).  The checkpoint's MTP layer (``num_nextn_predict_layers``; it carries its own
+  copy of the embedding and output head) is not counted, as for DeepSeek-V3.
 * gpt-oss: every layer is MoE: router ``Linear(hidden, experts, bias=True)``, experts with
   biases on ``gate_up_proj`` and ``down_proj``, attention bias on q/k/v/o, one learned sink
   per head, sliding and full layers alternating (``layer_types``, window 128).
@@ -177,6 +187,43 @@ def deepseek_v3(r: ConfigReader) -> Fields:
     f = deepseek_v2(r)
     if f.get("num_experts"):
         f["router_bias"] = True  # e_score_correction_bias (noaux_tc routing)
+    return f
+
+
+# Glm4MoeConfig (models/glm4_moe/modular_glm4_moe.py).
+GLM4_MOE = {
+    "vocab_size": 151552,
+    "hidden_size": 4096,
+    "intermediate_size": 10944,
+    "num_hidden_layers": 46,
+    "num_attention_heads": 96,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "tie_word_embeddings": False,
+}
+
+
+def glm4_moe(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, GLM4_MOE)
+    bias = f["attention_bias"]
+    f.update(attention_qkv_bias=bias, attention_out_bias=False, attention_bias=False)
+    if r.flag("use_qk_norm", default=False):
+        f["qk_norm"] = "head"
+    n = f["num_hidden_layers"]
+    experts = r.num("n_routed_experts", "num_local_experts", default=128)
+    first = r.num("first_k_dense_replace", default=1, minimum=0)
+    f.update(
+        num_experts=experts,
+        num_experts_per_tok=r.num("num_experts_per_tok", default=8),
+        moe_intermediate_size=r.num("moe_intermediate_size", default=1408),
+        n_shared_experts=r.num("n_shared_experts", default=1, minimum=0),
+        first_k_dense_replace=first,
+        mlp_layer_types=tuple("moe" if i >= first else "dense" for i in range(n)),
+        router_bias=True,  # e_score_correction_bias (stored in the checkpoint)
+    )
+    mtp = r.opt_int("num_nextn_predict_layers")
+    if mtp:
+        r.notes.append(f"{mtp} multi-token-prediction layer(s) not counted")
     return f
 
 
