@@ -413,3 +413,37 @@ def test_glm_4_5_kv_cache_is_gqa_over_every_layer():
     _, preset, c, _ = load("glm-4.5-air")
     assert abs(c.active - c.embedding - c.lm_head - 12e9) <= 0.5e9  # '12 billion active'
     assert kv_elements(preset, 10) == 10 * 46 * 2 * 8 * 128
+
+
+# ------------------------------------------------- Mistral 3 (Pixtral tower + projector)
+
+
+def test_mistral_small_3_2_is_text_plus_pixtral_plus_projector():
+    """Mistral3ForConditionalGeneration: the Mistral text model (23,572,403,200, the
+    Mistral-Small-24B total) + Pixtral (patch_conv 3x14x14 -> 1024 without bias, ln_pre, 24
+    layers of two RMSNorms, q/k/v/o 1024x1024 and a gated 4096 MLP, no biases) + the projector
+    (RMSNorm 1024, merging_layer 4096 -> 1024, linear_1 1024 -> 5120, linear_2 5120 -> 5120, no
+    bias).  The count was wrong by 1.8 % before (the tower was not counted)."""
+    _, preset, c, warnings = load("mistral-small-3.2-24b")
+    tower = 3 * 14 * 14 * 1024 + 1024 + 24 * (2 * 1024 + 4 * 1024 * 1024 + 3 * 1024 * 4096)
+    projector = 1024 + 4096 * 1024 + 1024 * 5120 + 5120 * 5120
+    assert preset.extra_params == tower + projector == 438_958_080
+    assert c.total - preset.extra_params == 23_572_403_200
+    assert c.total == published("mistral-small-3.2-24b")
+    assert not any("not counted" in w for w in warnings)
+    assert preset.sliding_window is None  # text_config sliding_window null: full attention
+
+
+def test_mistral3_projector_bias_and_feature_layers_count():
+    cfg, _, c, _ = load("mistral-small-3.2-24b")
+    biased, _ = arch_from_config(
+        {**cfg, "multimodal_projector_bias": True, "vision_feature_layer": [-1, -2]},
+        source="x", name="x",
+    )  # fmt: skip
+    assert count_params(biased).total - c.total == 2 * 5120 + 1024 * 5120
+
+
+def test_mistral3_bad_projector_field_is_refused():
+    cfg, _, _, _ = load("mistral-small-3.2-24b")
+    with pytest.raises(ArchConfigError, match="spatial_merge_size"):
+        arch_from_config({**cfg, "spatial_merge_size": "two"}, source="m3.json", name="x")

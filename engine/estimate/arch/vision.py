@@ -13,8 +13,19 @@
   and :func:`qwen3_vl`; their
   mergers (the projectors) are part of the tower.
 
+* Pixtral (``PixtralVisionConfig`` defaults: hidden 1024, intermediate 4096, 24 layers, 16
+  heads, 3 channels, patch 16; ``models/pixtral/modeling_pixtral.py``): ``patch_conv`` Conv2d
+  without bias, ``ln_pre`` RMSNorm, per layer ``attention_norm`` and ``ffn_norm`` RMSNorms,
+  q/k/v/o ``hidden x hidden`` without bias and a gated MLP (gate/up/down, no bias); 2-D rotary
+  positions (a buffer, no weights); no final norm.
+
 Projectors: Gemma 3 ``Gemma3MultiModalProjector`` (``mm_input_projection_weight`` vision x text
-and ``mm_soft_emb_norm``); LLaVA ``LlavaMultiModalProjector`` (two Linears with bias).
+and ``mm_soft_emb_norm``); LLaVA ``LlavaMultiModalProjector`` (two Linears with bias); Mistral 3
+``Mistral3MultiModalProjector`` (``models/mistral3/modeling_mistral3.py``): an RMSNorm over the
+vision width, ``Mistral3PatchMerger.merging_layer`` (``vision x spatial_merge_size^2`` ->
+vision, no bias), ``linear_1`` (vision x feature layers -> text) and ``linear_2`` (text ->
+text), with bias only when ``multimodal_projector_bias``.  Mistral-Small-3.1 / 3.2's 24B
+total (24,011,361,280) is the text model plus this tower and projector exactly.
 """
 
 from __future__ import annotations
@@ -137,6 +148,32 @@ def qwen2_vl(r: ConfigReader) -> int:
     return channels * frames * patch * patch * e + depth * block + merger
 
 
+def pixtral(r: ConfigReader) -> int:
+    h = r.num("hidden_size", default=1024)
+    inter = r.num("intermediate_size", default=4096)
+    layers = r.num("num_hidden_layers", default=24)
+    channels = r.num("num_channels", default=3)
+    patch = r.num("patch_size", default=16)
+    layer = 2 * h + 4 * h * h + 3 * h * inter
+    return channels * patch * patch * h + h + layers * layer
+
+
+def mistral3_projector(
+    outer: dict[str, Any], vision_hidden: int, text_hidden: int, source: str
+) -> int:
+    """``Mistral3MultiModalProjector`` (see the module docstring)."""
+    r = ConfigReader(outer, source)
+    merge = r.num("spatial_merge_size", default=2)
+    layers = outer.get("vision_feature_layer", -1)
+    feature_layers = len(layers) if isinstance(layers, list) and layers else 1
+    bias = r.flag("multimodal_projector_bias", default=False)
+    merged = vision_hidden * merge * merge
+    linear_1 = vision_hidden * feature_layers * text_hidden + (text_hidden if bias else 0)
+    linear_2 = text_hidden * text_hidden + (text_hidden if bias else 0)
+    r.check()
+    return vision_hidden + merged * vision_hidden + linear_1 + linear_2
+
+
 def qwen3_5(r: ConfigReader) -> int:
     """Qwen3.5's vision model (``Qwen3_5VisionConfig`` / ``Qwen3_5MoeVisionConfig``): Qwen3-VL's
     tower without deepstack mergers (the config class has no ``deepstack_visual_indexes``)."""
@@ -219,6 +256,7 @@ OUTER_TOWERS = {
 TOWERS = {
     "qwen2_vl": qwen2_vl,
     "qwen2_5_vl": qwen2_5_vl,
+    "pixtral": pixtral,
     "siglip_vision_model": siglip,
     "clip_vision_model": clip,
     "qwen3_vl": qwen3_vl,
@@ -267,4 +305,6 @@ def vision_params(
         total += vh * text_hidden + vh
     elif outer_type == "llava":
         total += vh * text_hidden + text_hidden + text_hidden * text_hidden + text_hidden
+    elif outer_type == "mistral3":
+        total += mistral3_projector(outer, vh, text_hidden, source)
     return total, [], [f"vision tower ({kind}) and projector counted: {total:,} weights"]
