@@ -447,3 +447,29 @@ def test_mistral3_bad_projector_field_is_refused():
     cfg, _, _, _ = load("mistral-small-3.2-24b")
     with pytest.raises(ArchConfigError, match="spatial_merge_size"):
         arch_from_config({**cfg, "spatial_merge_size": "two"}, source="m3.json", name="x")
+
+
+# ----------------------------------------------------------------------- EXAONE 3 (exaone)
+
+
+def test_exaone_7_8b_is_the_llama_layout_count():
+    """The printed ExaoneForCausalLM tree: wte 102400 x 4096, 32 x (ln_1, q 4096, k/v 1024,
+    out_proj 4096, ln_2, c_fc_0/c_fc_1 14336, c_proj), ln_f, lm_head; no biases."""
+    _, preset, c, warnings = load("exaone-3.0-7.8b")
+    h, v, inter = 4096, 102400, 14336
+    layer = 2 * h * h + 2 * h * 1024 + 3 * h * inter + 2 * h
+    assert c.total == 2 * v * h + 32 * layer + h == published("exaone-3.0-7.8b")
+    assert preset.num_hidden_layers == 32 and not warnings
+
+
+@pytest.mark.parametrize("drop", ["tie_word_embeddings", "intermediate_size", "num_layers"])
+def test_exaone_without_a_size_field_is_refused(drop):
+    cfg, _, _, _ = load("exaone-3.0-7.8b")
+    with pytest.raises(ArchConfigError, match=drop.replace("num_layers", "num_layers")):
+        arch_from_config({k: v for k, v in cfg.items() if k != drop}, source="e.json", name="x")
+
+
+def test_exaone_4_is_still_refused():
+    cfg, _, _, _ = load("exaone-3.0-7.8b")
+    with pytest.raises(ArchConfigError, match="exaone4"):
+        arch_from_config({**cfg, "model_type": "exaone4"}, source="e4.json", name="x")

@@ -39,6 +39,15 @@ family's ``modeling_<family>.py``:
   ``use_sliding_window`` is on, ``sliding_window`` is set and the layer is a NoPE one (or as
   ``layer_types`` says).  ``SmolLM3Config`` defaults: vocab 128256, hidden 2048, intermediate
   11008, 36 layers, 16 heads, 4 KV heads, embeddings tied, no attention or MLP bias.
+* EXAONE 3.0 / 3.5 (LG AI Research, remote ``modeling_exaone.py``): the module tree a loaded
+  EXAONE-3.0-7.8B prints (code index id 46001266965) is a Llama under other names:
+  ``transformer.wte``, per ``ExaoneBlock`` ``ln_1`` / ``ln_2`` RMSNorms, ``attn.attention``
+  q/k/v/``out_proj`` without bias (GQA from ``num_key_value_heads``), ``ExaoneGatedMLP``
+  ``c_fc_0`` / ``c_fc_1`` / ``c_proj`` without bias, ``ln_f``, ``lm_head``; no position
+  weights (rotary).  Field names: ``num_layers``.  The remote config class's defaults are not
+  citable here, so every size field is required, ``tie_word_embeddings`` too (EXAONE-3.5-2.4B
+  ties, 7.8B and 32B do not).  EXAONE 4.0 (``exaone4``, q/k norms and sliding layers) is a
+  different family and stays refused.
 * Qwen2-VL (``Qwen2VLForConditionalGeneration``, ``models/qwen2_vl/modeling_qwen2_vl.py``):
   the language model is Qwen2's (``Qwen2VLAttention``: bias on q/k/v, none on o_proj; M-RoPE
   adds no weights), read from the root as the Hub's configs ship it or from ``text_config``
@@ -174,4 +183,27 @@ def qwen2_vl(r: ConfigReader) -> Fields:
     f["attention_qkv_bias"] = True
     f["attention_out_bias"] = False
     r.notes.append("Qwen2-VL text model: Qwen2 layout, bias on q/k/v (none on o_proj)")
+    return f
+
+
+def exaone(r: ConfigReader) -> Fields:
+    heads = r.num("num_attention_heads")
+    f: Fields = {
+        "hidden_size": r.num("hidden_size"),
+        "intermediate_size": r.num("intermediate_size"),
+        "num_hidden_layers": r.num("num_layers", "num_hidden_layers"),
+        "num_attention_heads": heads,
+        "num_key_value_heads": r.num("num_key_value_heads", default=heads),
+        "vocab_size": r.num("vocab_size"),
+    }
+    if not r.has("tie_word_embeddings"):
+        r.missing.append("tie_word_embeddings")
+    f["tie_word_embeddings"] = r.flag("tie_word_embeddings", default=False)
+    hd = r.opt_int("head_dim", minimum=1)
+    if hd:
+        f["head_dim"] = hd
+    mp = r.opt_int("max_position_embeddings", minimum=1)
+    if mp:
+        f["max_position_embeddings"] = mp
+    r.notes.append("EXAONE 3.x: Llama layout under GPT-style names (wte, h, ln_1/ln_2, c_fc_0/1)")
     return f
