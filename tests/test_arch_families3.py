@@ -473,3 +473,22 @@ def test_exaone_4_is_still_refused():
     cfg, _, _, _ = load("exaone-3.0-7.8b")
     with pytest.raises(ArchConfigError, match="exaone4"):
         arch_from_config({**cfg, "model_type": "exaone4"}, source="e4.json", name="x")
+
+
+# ---------------------------------------------------------------------------- OLMoE (olmoe)
+
+
+def test_olmoe_1b_7b_is_the_checkpoint_total():
+    """OlmoeForCausalLM: 16 x (q/k/v/o 2048x2048, q_norm and k_norm over 2048, router 64 x
+    2048 without bias, 64 SwiGLU experts of 1024, two RMSNorms), final norm, untied head."""
+    _, preset, c, warnings = load("olmoe-1b-7b")
+    h, v = 2048, 50304
+    layer = 4 * h * h + 2 * h + 64 * h + 64 * 3 * h * 1024 + 2 * h
+    assert c.total == 2 * v * h + 16 * layer + h == published("olmoe-1b-7b")
+    assert preset.qk_norm == "full" and c.moe_layers == 16 and not warnings
+    assert c.moe_per_layer - c.moe_active_per_layer == (64 - 8) * 3 * h * 1024
+
+
+def test_olmoe_kv_cache_is_every_layer():
+    _, preset, _, _ = load("olmoe-1b-7b")
+    assert kv_elements(preset, 10) == 10 * 16 * 2 * 2048

@@ -84,6 +84,7 @@ FAMILIES: dict[str, Family] = {
     "deepseek_v32": moe.deepseek_v32,
     "glm_moe_dsa": moe.glm_moe_dsa,
     "glm4_moe": moe.glm4_moe,
+    "olmoe": moe.olmoe,
     "llama4_text": moe.llama4_text,
     "gpt_oss": moe.gpt_oss,
     "minimax_m2": moe.minimax_m2,

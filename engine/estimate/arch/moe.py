@@ -20,6 +20,11 @@ Per family (``modeling_<family>.py`` of ``transformers``, or the checkpoint's re
   with ``num_local_experts`` experts of ``intermediate_size`` plus one shared expert of the
   same width; dense layers use ``intermediate_size_mlp``; three of four layers use chunked
   attention over ``attention_chunk_size`` (``no_rope_layers``); q/k L2 norms have no weights.
+* OLMoE (``OlmoeForCausalLM``, ``models/olmoe``; ``OlmoeConfig`` read at code index id
+  52201936270: vocab 50304, hidden 2048, intermediate 2048, 16 layers, 16 heads, KV = heads,
+  64 experts top 8, untied, no attention bias): every layer a Mixtral-style sparse block
+  (bias-free router, SwiGLU experts of ``intermediate_size``) under attention with OLMo 2's
+  q/k RMSNorms over the whole projection (``heads x head_dim`` and ``kv_heads x head_dim``).
 * GLM-4.5 / 4.6 / 4.7 (``Glm4MoeForCausalLM``, ``models/glm4_moe/modular_glm4_moe.py`` read at
   code index id 53834075978): DeepSeek-V3's MoE (the first ``first_k_dense_replace`` layers
   dense, then ``n_routed_experts`` experts of ``moe_intermediate_size``, ``n_shared_experts``
@@ -187,6 +192,25 @@ def deepseek_v3(r: ConfigReader) -> Fields:
     f = deepseek_v2(r)
     if f.get("num_experts"):
         f["router_bias"] = True  # e_score_correction_bias (noaux_tc routing)
+    return f
+
+
+# OlmoeConfig (models/olmoe/configuration_olmoe.py).
+OLMOE = {
+    "vocab_size": 50304,
+    "hidden_size": 2048,
+    "intermediate_size": 2048,
+    "num_hidden_layers": 16,
+    "num_attention_heads": 16,
+    "tie_word_embeddings": False,
+}
+
+
+def olmoe(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, OLMOE)
+    f["qk_norm"] = "full"
+    f["num_experts"] = r.num("num_experts", "num_local_experts", default=64)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok", default=8)
     return f
 
 
