@@ -253,8 +253,8 @@ def test_nemotron_h_pattern_sets_each_block():
 
 def test_llama4_scout_active_and_interleaved_layout():
     """Llama4TextConfig defaults are Llama 4 Scout: 16 experts + a shared expert in every
-    layer; Meta: 17B active (the 109B total includes the vision encoder, which slotwise does
-    not count for Llama 4 and says so when the config has one)."""
+    layer; Meta: 17B active (the 109B total includes the vision encoder, counted when the
+    config has a vision_config: tests/test_arch_families3.py)."""
     preset, c, _ = count({"model_type": "llama4_text"})
     assert within(c.active, "17B") and c.moe_layers == 48
     assert preset.shared_expert_intermediate_size == 8192

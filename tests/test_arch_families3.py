@@ -492,3 +492,46 @@ def test_olmoe_1b_7b_is_the_checkpoint_total():
 def test_olmoe_kv_cache_is_every_layer():
     _, preset, _, _ = load("olmoe-1b-7b")
     assert kv_elements(preset, 10) == 10 * 16 * 2 * 2048
+
+
+# ------------------------------------------------------------------ Llama 4 vision tower
+
+
+#: Llama-4-Scout's vision_config as a published Llama4Config printout gives it (code index id
+#: 41112263523, with a per-module parameter table of the same model).
+_LLAMA4_VISION = {"attention_dropout": 0.0, "hidden_act": "gelu", "hidden_size": 1408,
+                  "image_size": 336, "initializer_range": 0.02, "intermediate_size": 5632,
+                  "model_type": "llama4_vision_model", "multi_modal_projector_bias": False,
+                  "norm_eps": 1e-05, "num_attention_heads": 16, "num_channels": 3,
+                  "num_hidden_layers": 34, "patch_size": 14, "pixel_shuffle_ratio": 0.5,
+                  "projector_dropout": 0.0, "projector_input_dim": 4096,
+                  "projector_output_dim": 4096, "rope_theta": 10000,
+                  "vision_feature_layer": -1, "vision_feature_select_strategy": "default",
+                  "vision_output_dim": 4096}  # fmt: skip
+
+
+def test_llama4_scout_with_its_vision_tower_is_the_hubs_total():
+    """Shape test: Llama4TextConfig's defaults are Scout's text model (107,769,861,120, the
+    aiconfigurator copy's count too); with Scout's vision_config the tower (patch Linear 588 ->
+    1408, class and 577 position rows, two LayerNorms, 34 layers with biases, pixel-shuffle
+    adapter 5632 -> 4096 -> 4096) and the projector (4096 -> 5120) add 871,932,416, giving the
+    Hub's safetensors total 108,641,793,536 (code index id 71142266638)."""
+    cfg = {"model_type": "llama4", "text_config": {"model_type": "llama4_text"},
+           "vision_config": _LLAMA4_VISION, "tie_word_embeddings": False}  # fmt: skip
+    preset, warnings = arch_from_config(cfg, source="scout", name="x")
+    c = count_params(preset)
+    e, inter = 1408, 5632
+    layer = 4 * (e * e + e) + 2 * e * inter + inter + e + 4 * e
+    tower = 588 * e + e + 577 * e + 4 * e + 34 * layer + inter * 4096 + 4096 * 4096
+    assert preset.extra_params == tower + 4096 * 5120 == 871_932_416
+    assert c.total == 108_641_793_536
+    assert not any("not counted" in w for w in warnings)
+    assert c.active == count_params(preset.model_copy(update={"extra_params": 0})).active
+
+
+def test_llama4_vision_config_without_sizes_is_refused():
+    vision = {k: v for k, v in _LLAMA4_VISION.items() if k != "projector_input_dim"}
+    cfg = {"model_type": "llama4", "text_config": {"model_type": "llama4_text"},
+           "vision_config": vision}  # fmt: skip
+    with pytest.raises(ArchConfigError, match="projector_input_dim"):
+        arch_from_config(cfg, source="l4.json", name="x")

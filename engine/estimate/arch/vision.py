@@ -19,6 +19,17 @@
   q/k/v/o ``hidden x hidden`` without bias and a gated MLP (gate/up/down, no bias); 2-D rotary
   positions (a buffer, no weights); no final norm.
 
+* Llama 4 (``Llama4VisionModel``, ``models/llama4/modeling_llama4.py``): ``patch_embedding``
+  (an unfold and a Linear ``channels x patch^2 -> hidden`` without bias), ``class_embedding``,
+  ``positional_embedding_vlm`` for ``(image / patch)^2 + 1`` positions, ``layernorm_pre`` and
+  ``layernorm_post`` (LayerNorm with bias), ``num_hidden_layers`` encoder layers (q/k/v/o with
+  bias, ``fc1`` / ``fc2`` of ``intermediate_size`` with bias, two LayerNorms with bias) and the
+  ``vision_adapter`` (pixel shuffle, then ``fc1`` ``intermediate_size -> projector_input_dim``
+  and ``fc2`` ``-> projector_output_dim``, no bias); its projector is one Linear
+  ``vision_output_dim -> text hidden`` without bias.  A published per-module table of
+  Llama-4-Scout (code index id 41112263523) lists exactly these shapes, and the text model plus
+  this tower is the Hub's Scout total (108,641,793,536).
+
 Projectors: Gemma 3 ``Gemma3MultiModalProjector`` (``mm_input_projection_weight`` vision x text
 and ``mm_soft_emb_norm``); LLaVA ``LlavaMultiModalProjector`` (two Linears with bias); Mistral 3
 ``Mistral3MultiModalProjector`` (``models/mistral3/modeling_mistral3.py``): an RMSNorm over the
@@ -148,6 +159,21 @@ def qwen2_vl(r: ConfigReader) -> int:
     return channels * frames * patch * patch * e + depth * block + merger
 
 
+def llama4_vision(r: ConfigReader) -> int:
+    h = r.num("hidden_size")
+    inter = r.num("intermediate_size")
+    layers = r.num("num_hidden_layers")
+    channels = r.num("num_channels", default=3)
+    image = r.num("image_size")
+    patch = r.num("patch_size")
+    proj_in = r.num("projector_input_dim")
+    proj_out = r.num("projector_output_dim")
+    positions = (image // patch) ** 2 + 1
+    layer = 4 * (h * h + h) + (h * inter + inter) + (inter * h + h) + 2 * 2 * h
+    adapter = inter * proj_in + proj_in * proj_out
+    return channels * patch * patch * h + h + positions * h + 2 * 2 * h + layers * layer + adapter
+
+
 def pixtral(r: ConfigReader) -> int:
     h = r.num("hidden_size", default=1024)
     inter = r.num("intermediate_size", default=4096)
@@ -257,6 +283,7 @@ TOWERS = {
     "qwen2_vl": qwen2_vl,
     "qwen2_5_vl": qwen2_5_vl,
     "pixtral": pixtral,
+    "llama4_vision_model": llama4_vision,
     "siglip_vision_model": siglip,
     "clip_vision_model": clip,
     "qwen3_vl": qwen3_vl,
@@ -307,4 +334,7 @@ def vision_params(
         total += vh * text_hidden + text_hidden + text_hidden * text_hidden + text_hidden
     elif outer_type == "mistral3":
         total += mistral3_projector(outer, vh, text_hidden, source)
+    elif outer_type == "llama4":  # Llama4MultiModalProjector.linear_1, no bias
+        total += r.num("vision_output_dim") * text_hidden
+        r.check()
     return total, [], [f"vision tower ({kind}) and projector counted: {total:,} weights"]
