@@ -535,3 +535,43 @@ def test_llama4_vision_config_without_sizes_is_refused():
            "vision_config": vision}  # fmt: skip
     with pytest.raises(ArchConfigError, match="projector_input_dim"):
         arch_from_config(cfg, source="l4.json", name="x")
+
+
+# -------------------------------------------------------------- GLM-4-0414 (glm4), Granite H
+
+
+def test_glm4_9b_shape_is_llama_cpps_count():
+    """Shape test: the GLM-4-9B-0414 fields a loader test quotes (code index id 56014767049)
+    with Glm4Config's defaults for what it leaves out (attention_bias true, untied; transformers
+    fills them the same way).  q/k/v bias, fused gate_up 2 x 13696, four RMSNorms per layer.
+    9,400,279,040 is llama.cpp's n_params for GLM-4.6V-Flash's language model, the same 9B
+    shape (n_embd 4096, n_vocab 151552; code index id 36988296767)."""
+    cfg = {"architectures": ["Glm4ForCausalLM"], "model_type": "glm4", "hidden_size": 4096,
+           "intermediate_size": 13696, "num_hidden_layers": 40, "num_attention_heads": 32,
+           "num_key_value_heads": 2, "head_dim": 128, "vocab_size": 151552,
+           "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "partial_rotary_factor": 0.5}  # fmt: skip
+    preset, _ = arch_from_config(cfg, source="glm4", name="x")
+    h, v = 4096, 151552
+    attn = h * 4096 + 4096 + 2 * (h * 256 + 256) + 4096 * h
+    layer = attn + 3 * h * 13696 + 4 * h
+    assert count_params(preset).total == 2 * v * h + 40 * layer + h == 9_400_279_040
+    no_bias, _ = arch_from_config({**cfg, "attention_bias": False}, source="g", name="x")
+    assert count_params(preset).total - count_params(no_bias).total == 40 * (4096 + 2 * 256)
+
+
+def test_granite_4_h_small_moe_hybrid_is_llama_cpps_count():
+    """Shape test: granite-4.0-h-small's fields as a worked example quotes the Hub config
+    (code index id 57624389648: 36 Mamba-2 + 4 attention layers, 72 experts of 768 top 10 and
+    a shared MLP of 1536 in every layer, tied); Mamba heads from GraniteMoeHybridConfig's
+    defaults (128 heads, d_head auto = 8192 / 128, 1 group).  32,207,337,984 is llama.cpp's
+    n_params for granite-4.0-h-small (code index id 36988296767)."""
+    cfg = {"model_type": "granitemoehybrid", "hidden_size": 4096, "num_hidden_layers": 40,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "num_local_experts": 72,
+           "num_experts_per_tok": 10, "shared_intermediate_size": 1536,
+           "intermediate_size": 768, "mamba_d_state": 128, "mamba_d_conv": 4,
+           "mamba_expand": 2, "tie_word_embeddings": True, "vocab_size": 100352,
+           "layer_types": ["mamba"] * 36 + ["attention"] * 4}  # fmt: skip
+    preset, _ = arch_from_config(cfg, source="h-small", name="x")
+    c = count_params(preset)
+    assert c.total == 32_207_337_984
+    assert abs(c.active - 9e9) <= 0.5e9  # IBM: '9B active'

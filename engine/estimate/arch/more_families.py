@@ -48,6 +48,12 @@ family's ``modeling_<family>.py``:
   citable here, so every size field is required, ``tie_word_embeddings`` too (EXAONE-3.5-2.4B
   ties, 7.8B and 32B do not).  EXAONE 4.0 (``exaone4``, q/k norms and sliding layers) is a
   different family and stays refused.
+* GLM-4-0414 / GLM-Z1 (``glm4``, ``Glm4ForCausalLM``; ``Glm4Config`` read at code index id
+  51798418897: vocab 151552, hidden 4096, intermediate 13696, 40 layers, 32 heads, 2 KV heads,
+  head_dim 128, ``attention_bias`` true, untied): q/k/v with bias, ``o_proj`` without, a fused
+  ``gate_up_proj`` (the SwiGLU's two matrices) and ``down_proj``, and four RMSNorms per layer
+  (``input_layernorm``, ``post_self_attn_layernorm``, ``post_attention_layernorm``,
+  ``post_mlp_layernorm``); partial rotary adds no weights.
 * Qwen2-VL (``Qwen2VLForConditionalGeneration``, ``models/qwen2_vl/modeling_qwen2_vl.py``):
   the language model is Qwen2's (``Qwen2VLAttention``: bias on q/k/v, none on o_proj; M-RoPE
   adds no weights), read from the root as the Hub's configs ship it or from ``text_config``
@@ -206,4 +212,26 @@ def exaone(r: ConfigReader) -> Fields:
     if mp:
         f["max_position_embeddings"] = mp
     r.notes.append("EXAONE 3.x: Llama layout under GPT-style names (wte, h, ln_1/ln_2, c_fc_0/1)")
+    return f
+
+
+# Glm4Config (models/glm4/configuration_glm4.py).
+GLM4 = {
+    "vocab_size": 151552,
+    "hidden_size": 4096,
+    "intermediate_size": 13696,
+    "num_hidden_layers": 40,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 2,
+    "head_dim": 128,
+    "tie_word_embeddings": False,
+    "attention_bias": True,
+}
+
+
+def glm4(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, GLM4)
+    bias = f["attention_bias"]
+    f.update(attention_qkv_bias=bias, attention_out_bias=False, norms_per_layer=4)
+    r.notes.append("GLM-4-0414: q/k/v bias, fused gate_up_proj, four RMSNorms per layer")
     return f
