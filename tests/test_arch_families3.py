@@ -228,9 +228,10 @@ def test_qwen2_vl_nested_text_config_counts_the_same():
     assert not any("not counted" in w for w in warnings)
 
 
-def test_qwen2_vl_bad_mlp_ratio_is_refused():
+@pytest.mark.parametrize("ratio", ["four", float("nan"), float("inf"), 0, 1000])
+def test_qwen2_vl_bad_mlp_ratio_is_refused(ratio):
     cfg, _, _, _ = load("qwen2-vl-2b")
-    bad = {**cfg, "vision_config": {**cfg["vision_config"], "mlp_ratio": "four"}}
+    bad = {**cfg, "vision_config": {**cfg["vision_config"], "mlp_ratio": ratio}}
     with pytest.raises(ArchConfigError, match="mlp_ratio"):
         arch_from_config(bad, source="qwen2vl.json", name="x")
 

@@ -41,6 +41,7 @@ total (24,011,361,280) is the text model plus this tower and projector exactly.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from slotwise.engine.estimate.arch.reader import ConfigReader
@@ -144,8 +145,13 @@ def qwen2_vl(r: ConfigReader) -> int:
     e = r.num("embed_dim", default=1280)
     depth = r.num("depth", default=32)
     ratio = r.raw("mlp_ratio", default=4)
-    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or ratio <= 0:
-        r.bad.append(f"mlp_ratio={shorten(ratio)} (must be a positive number)")
+    if (
+        isinstance(ratio, bool)
+        or not isinstance(ratio, int | float)
+        or not math.isfinite(ratio)
+        or not 0 < ratio <= 64
+    ):
+        r.bad.append(f"mlp_ratio={shorten(ratio)} (must be a number above 0, at most 64)")
         ratio = 4
     inter = int(e * ratio)
     channels = r.num("in_channels", "in_chans", default=3)
