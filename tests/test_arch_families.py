@@ -81,6 +81,19 @@ def test_non_embedding_matches(key):
     assert within(counts.non_embedding, entry["non_embedding"])
 
 
+@pytest.mark.parametrize("key", sorted(k for k, e in PUBLISHED.items() if "derived" in e))
+def test_derived_exact_total_is_counted_exactly(key):
+    """A derived total (PUBLISHED.toml header) stands in only where the publisher rounds: the
+    copy's own figure must be a card label the count cannot meet to 1 %, the derivation must be
+    named, and the count must equal the derived figure to the parameter."""
+    entry = PUBLISHED[key]
+    _, counts = load(entry)
+    value, half_unit = parse(entry["published"])
+    assert half_unit > 0.01 * value, (key, "the publisher's figure is precise: no derivation")
+    assert entry["derived_source"].startswith("tier C, derived:")
+    assert counts.total == parse(entry["derived"])[0], (key, counts.total, entry["derived"])
+
+
 def test_figures_parse_with_their_precision():
     assert parse("2.8B") == (2.8e9, pytest.approx(0.05e9))
     assert parse("6,053,381,344") == (6053381344.0, 0.5)
@@ -335,6 +348,36 @@ def test_starcoder_15b_shape_counts_its_published_total():
     assert c.total == 15_517_456_384
 
 
+def test_santacoder_copy_with_starcoderbase_1b_tables_counts_a_printed_total():
+    """SantaCoder's card says only "1.1B", but StarCoderBase-1B has SantaCoder's 24-layer,
+    2048-wide multi-query body and differs only in its two tables (the StarCoder tokenizer's
+    49,152 rows and an 8,192-token context; StarCoder paper, arXiv:2305.06161, and the
+    starcoderbase-1b card).
+    Hugging Face's cookbook "Fine-tuning a Code LLM on Custom Code on a single GPU" (Maria
+    Khalusova) loads bigcode/starcoderbase-1b in 4-bit NF4, wraps it with LoRA r=8 on
+    "c_proj,c_attn,q_attn,c_fc,c_proj" and prints "trainable params: 5,554,176 || all params:
+    1,142,761,472" (copy in mikaelkara/notebooks fine_tuning_code_llm_on_single_gpu.md, code
+    index id 23908241446; the same line from an independent run: id 6778828363).  The PEFT
+    release used counts a 4-bit weight at its full element count (older ones halve it, as the
+    Falcon print above shows), so the print is the checkpoint's total plus the adapters.  The
+    adapter sum alone pins the body: per layer r x (in + out) of c_attn
+    (2048 -> 2048 + 2 x 128, one K/V head), attn.c_proj (2048 -> 2048), c_fc (2048 -> 8192) and
+    mlp.c_proj (8192 -> 2048); q_attn matches nothing in gpt_bigcode.  The vendored SantaCoder
+    copy with only vocab_size and n_positions changed must give the printed base total exactly,
+    so every term of SantaCoder's own count but the two table sizes (read from its config) is
+    checked, tolerance 0."""
+    cfg = json.loads((ROOT / PUBLISHED["santacoder"]["dir"] / "config.json").read_text("utf-8"))
+    h, inner, layers, kv_width = cfg["n_embd"], cfg["n_inner"], cfg["n_layer"], 2 * 128
+    lora = layers * 8 * ((h + h + kv_width) + (h + h) + (h + inner) + (inner + h))
+    assert lora == 5_554_176
+    preset, c, _ = count({**cfg, "vocab_size": 49152, "n_positions": 8192})
+    assert preset.model_type == "gpt_bigcode" and preset.num_key_value_heads == 1
+    assert c.total + lora == 1_142_761_472
+    # SantaCoder itself: the same body with 49,280 token rows and 2,048 positions.
+    _, santacoder, _ = count(cfg)
+    assert santacoder.total == c.total + (49280 - 49152) * h - (8192 - 2048) * h
+
+
 # ------------------------------------------------------------------ every family of issue 12
 #: Issue 12, item 1: each family and the real config.json copies (PUBLISHED.toml keys) that
 #: stand for it, with the model_type slotwise reads them as.  OLMo 3 has no copy (see above).
@@ -382,7 +425,8 @@ ITEM_1_FAMILIES = {
 def test_every_family_of_item_1_has_a_real_copy_within_1_percent(family):
     """Each family is read as its own model_type (never silently as Llama) and every copy's
     total is within 1 % of the published figure (or the figure's own rounding, which only the
-    rounded cards need: santacoder and starcoder2-7b, whose exact totals were not found)."""
+    rounded cards need: santacoder and starcoder2-7b, whose own exact totals were not found;
+    santacoder's derived exact total is checked above, to the parameter)."""
     model_type, keys = ITEM_1_FAMILIES[family]
     for key in keys:
         entry = PUBLISHED[key]
