@@ -316,7 +316,10 @@ def test_olmo3_shape_counts_what_transformers_counts():
     Olmo-3-1125-32B have OLMo 2's layer (post-norms, full q/k norms, untied) with the Dolma 2
     tokenizer's 100,278 rows and 3 sliding (4096) + 1 full attention layers; a public audit
     counts them with Olmo3ForCausalLM on the meta device as 7,298,011,136 and 32,233,522,176
-    (code index id 69538756725).  Independent records of the same totals: an SFT run's
+    (code index id 69538756725).  The fields below are those a field-by-field snapshot of the
+    Hub configs lists for allenai/Olmo-3-7B-Instruct (API sha 096bb546) and Olmo-3-32B-Think
+    (ebd033e4), fetched 2026-05-13 (hlky/dinoml_v2 @6b8c0acb, agents/plans/transformers/olmo3/
+    _sources/hf_config_snapshots.md; reduced, not verbatim, so not vendored).  Independent records of the same totals: an SFT run's
     MFUCallback log 'num_params=7298011136 (7.30B)' (id 53361820686), a GGUF checker that
     requires its tensors to sum to 7298011136 (id 66049815466), a Hub fine-tune of
     Olmo-3-1025-7B declaring 7.298.011.136 parameters (id 71548498080), and a plotting script
@@ -376,6 +379,25 @@ def test_santacoder_copy_with_starcoderbase_1b_tables_counts_a_printed_total():
     # SantaCoder itself: the same body with 49,280 token rows and 2,048 positions.
     _, santacoder, _ = count(cfg)
     assert santacoder.total == c.total + (49280 - 49152) * h - (8192 - 2048) * h
+
+
+def test_starcoder2_7b_ties_its_head_as_bigcode_says():
+    """StarCoder2-7B's card says only "7B", and an untied head (49,152 x 4,608 = 226,492,416
+    more, 7,400,416,256 in all) would fit that label too, so the tie is checked against the
+    maintainers instead: the 7B config.json omits tie_word_embeddings (Starcoder2Config's default
+    is True) and BigCode confirmed that the 3B and 7B checkpoints carry no lm_head.weight because
+    the head is tied (bigcode-project/starcoder2 issue #18, NouamaneTazi, 2024-04-15).  The 15B
+    sets it false and its untied count equals its safetensors total exactly (PUBLISHED.toml), so
+    both branches of the same count are pinned; the layer terms are shared by the two sizes."""
+    seven, fifteen = PUBLISHED["starcoder2-7b"], PUBLISHED["starcoder2-15b"]
+    cfg7 = json.loads((ROOT / seven["dir"] / "config.json").read_text(encoding="utf-8"))
+    preset7, c7 = load(seven)
+    assert "tie_word_embeddings" not in cfg7 and preset7.tie_word_embeddings
+    assert c7.lm_head == 0 and c7.embedding == 49152 * 4608
+    assert c7.total + 49152 * 4608 == 7_400_416_256  # the untied alternative, not the checkpoint
+    preset15, c15 = load(fifteen)
+    assert not preset15.tie_word_embeddings and c15.lm_head == 49152 * 6144
+    assert c15.total == parse(fifteen["published"])[0]
 
 
 # ------------------------------------------------------------------ every family of issue 12
