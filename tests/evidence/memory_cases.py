@@ -150,6 +150,7 @@ ORGANISATIONS: dict[str, str] = {
     "https://github.com/AnswerDotAI/": "Answer.AI",
     "https://huggingface.co/docs/": "Hugging Face",
     "https://huggingface.co/blog/": "Hugging Face",
+    "https://github.com/huggingface/": "Hugging Face",
     "https://docs.unsloth.ai/": "Unsloth",
     "https://github.com/QwenLM/": "Qwen (Alibaba)",
     "https://qwen.readthedocs.io/": "Qwen (Alibaba)",
@@ -1076,6 +1077,82 @@ HUGGING_FACE_CASES: tuple[MeasuredCase, ...] = (
     ),
 )  # fmt: skip
 
+# ---- PEFT's method comparison benchmark (method_comparison/MetaMathQA in huggingface/peft at
+# commit 5d602fd), one results/*.json per run, added Dec 2026 (peftmc).  What the figure is
+# (run.py, utils.py at that commit): ``train_info.accelerator_memory_max`` =
+# ``torch.cuda.max_memory_reserved()`` when the run ends minus its value after
+# ``init_accelerator()`` (which resets the peak stats and allocates one 1x1 nn.Linear: one
+# 2 MiB segment), i.e. the caching allocator's reserved peak over the WHOLE run: the training
+# steps, the generation evaluations (batch_size_eval 50, at most 800 tokens, every 250 steps and
+# on the test set) and the two Wikipedia loss passes (batch 4, 768 tokens, inference mode).  The
+# training step is the largest: the generation batches hold the weights plus a KV cache of
+# 50 x <= 800 tokens (<= 4.6 GB for Llama 3.2 3B) and no saved activations (the full fine-tune
+# also its last step's gradients and moments: about 30 GB in all), while a training step at
+# 4 x 768 tokens keeps 13+ GB of activations and loss buffers on top of the same state.
+# ``torch.cuda.empty_cache()`` runs every 10 steps, so the reserved peak is set by the longest
+# batch plus the allocator's rounding, not by a slow creep.  (``accelerator_memory_reserved_99th``,
+# the 99th percentile of the reserved memory read after each step, is not a peak: not used.)
+# Settings: default_training_params.json: meta-llama/Llama-3.2-3B loaded in bfloat16
+# (``dtype``), batch 4, max_seq_length 768, torch.optim.AdamW (its moments take the parameters'
+# dtype), no gradient checkpointing (``use_gc`` false), no AMP (``use_amp`` false: no
+# torch.autocast, so the model runs in bf16 as loaded), attn_implementation None (transformers'
+# SDPA default), the transformers loss (``ForCausalLMLoss``, fp32 upcast of the logits).  LoRA
+# runs: ``get_peft_model(..., autocast_adapter_dtype=True)`` keeps the adapters in fp32 on the
+# bf16 base (weights, gradients and AdamW moments fp32: 16 B per adapter parameter), lora_dropout
+# 0.0 in every adapter_config.json here; the full fine-tune trains every parameter in bf16 with
+# bf16 AdamW moments (no fp32 master: ``--no-master-weights``).  Sequence length: samples are
+# padded per batch (``tokenizer.pad``) and BucketIterator sorts buckets of 80 samples by length,
+# so the peak comes from the longest batch; every sample is truncated to 768 tokens
+# (``tokenizer.model_max_length = max_seq_length``, data.py ``tokenize_with_answer``) and
+# data.py's filter (``CHAR_LIMIT`` 1300 characters) is sized to that limit ("with a token limit
+# of 768 for query + response, we have to exclude all texts with length > 1304"), so the longest
+# of the 20,000 samples a run draws is taken at the 768-token cap (not verified by tokenizing
+# MetaMathQA: no copy of it or of the Llama 3 tokenizer here; were it shorter, the estimates
+# would read high).  GPU: NVIDIA L40S 48 GB (meta_info.system_info), torch 2.13, transformers
+# 5.13.1.  Left out: every method slotwise cannot state exactly (DoRA's weight-norm
+# activations, LoRA-FA's frozen A, block-diagonal, MiCA, AdaLoRA, IA3, prompt/prefix tuning,
+# BOFT/OFT, VeRA, ...) and the results of other PEFT methods that are not plain LoRA.
+PEFT_METHOD_COMPARISON = (
+    "https://github.com/huggingface/peft/blob/5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40/"
+    "method_comparison/MetaMathQA/results/"
+)
+_PEFT_MC = dict(seq_len=768, micro_batch=4, grad_checkpointing=False)
+
+
+def _peft_mc(run: str, workload: dict, measured: int, settings: str) -> MeasuredCase:
+    return MeasuredCase(
+        f"peft-mc-{run}",
+        f"{PEFT_METHOD_COMPARISON}{run}.json",
+        f"MetaMathQA, Llama-3.2-3B bf16, batch 4, max_seq_length 768, AdamW, no AMP, no "
+        f"gradient checkpointing, {settings}: accelerator_memory_max {measured} bytes",
+        LLAMA32_3B,
+        {**_PEFT_MC, **workload},
+        1,
+        float(measured),
+        tags=("reserved", "peft"),
+    )
+
+
+PEFT_MC_CASES: tuple[MeasuredCase, ...] = (
+    _peft_mc("full-finetuning--llama-3.2-3B-lr_0.00001",
+             dict(method="full", master_weights=False), 38868615168,
+             "full fine-tuning (bf16 weights and AdamW moments), lr 1e-5"),
+    _peft_mc("lora--llama-3.2-3B-rank32",
+             dict(method="lora", lora_rank=32, lora_targets=("q", "v"), lora_dropout=0.0),
+             22292725760, "LoRA r=32 on q_proj, v_proj (PEFT's default targets), fp32 adapters"),
+    _peft_mc("lora--llama-3.2-3B-rank64",
+             dict(method="lora", lora_rank=64, lora_targets=("q", "v"), lora_dropout=0.0),
+             22552772608, "LoRA r=64 on q_proj, v_proj, fp32 adapters"),
+    # rsLoRA only changes the adapter's scaling factor (alpha / sqrt(r)): same tensors as r=64.
+    _peft_mc("lora--llama-3.2-3B-rank64-rslora",
+             dict(method="lora", lora_rank=64, lora_targets=("q", "v"), lora_dropout=0.0),
+             22561161216, "rsLoRA r=64 on q_proj, v_proj, fp32 adapters"),
+    _peft_mc("lora--llama-3.2-3B-rank10-target-mlp",
+             dict(method="lora", lora_rank=10, lora_targets=("gate", "up", "down"),
+                  lora_dropout=0.0),
+             24698159104, "LoRA r=10 on gate_proj, up_proj, down_proj, fp32 adapters"),
+)  # fmt: skip
+
 # ---- litgpt rows on phi and Falcon (two-matrix GELU MLPs, parallel attention + MLP), added
 # Dec 2026 (memlit).  Architectures: the models' config.json numbers; counts as published in
 # tests/fixtures/configs/PUBLISHED.toml (safetensors totals; Falcon: the checkpoint's tensors).
@@ -1158,7 +1235,7 @@ LITGPT_PHI_FALCON: tuple[MeasuredCase, ...] = tuple(
 NEW_CASES: tuple[MeasuredCase, ...] = (
     LITGPT_HUB_MORE + TORCHTUNE_MORE + TORCHTITAN_CASES + QWEN_FINETUNE_CASES
     + QWEN25_INFERENCE + QWEN3_INFERENCE + GOOGLE_CASES + CHATGLM_CASES
-    + HUGGING_FACE_CASES + LITGPT_PHI_FALCON
+    + HUGGING_FACE_CASES + LITGPT_PHI_FALCON + PEFT_MC_CASES
 )  # fmt: skip
 
 #: Every measured case: the original table and the December 2026 additions.
