@@ -31,6 +31,7 @@ ServingEngine = Literal["optimized", "eager"]
 Loss = Literal["full", "chunked", "full-16bit"]
 CheckpointMode = Literal["full", "selective"]
 Nf4Backend = Literal["bitsandbytes", "torchao"]
+LoraInputCast = Literal["none", "fp32", "autocast"]
 
 # The values each choice accepts, for the front ends (the CLI's choices, the app's selects).
 METHODS: tuple[str, ...] = get_args(Method)
@@ -41,6 +42,7 @@ SERVING_ENGINES: tuple[str, ...] = get_args(ServingEngine)
 LOSSES: tuple[str, ...] = get_args(Loss)
 CHECKPOINT_MODES: tuple[str, ...] = get_args(CheckpointMode)
 NF4_BACKENDS: tuple[str, ...] = get_args(Nf4Backend)
+LORA_INPUT_CASTS: tuple[str, ...] = get_args(LoraInputCast)
 #: Other names of a data-parallel mode: PyTorch FSDP's full sharding is ZeRO stage 3 (Zhao et
 #: al. 2023, "PyTorch FSDP", VLDB, section 3: FULL_SHARD "corresponds to ZeRO-3").
 PARALLEL_ALIASES: dict[str, str] = {"fsdp": "zero3"}
@@ -146,6 +148,16 @@ class Workload(BaseModel):
     # allocates for each backward (``reduce_bucket_size``, twice with ``overlap_comm``).  Only
     # counted with parallel zero1/zero2; None = not counted (not DeepSpeed, or not known).
     zero_buckets: BucketElements | None = None
+    # How a LoRA adapter gets its input.  PEFT keeps adapters in fp32 on a 16-bit base
+    # (``get_peft_model(..., autocast_adapter_dtype=True)``, the default) and each adapted
+    # module casts its input to the adapter's dtype (``lora.layer.Linear.forward``:
+    # ``x = self._cast_input_dtype(x, lora_A.weight.dtype)``), so each adapted module keeps a
+    # copy of its own: "fp32" = run without torch.autocast (model loaded in bf16, plain loop:
+    # PEFT's method comparison), the fp32 copy; "autocast" = under torch.autocast (Trainer
+    # --bf16), which re-casts that input per op, a 16-bit copy.  "none" = the adapter takes the
+    # base layer's 16-bit input as it is, one copy shared by the modules that read it
+    # (torchtune, litgpt, models DeepSpeed casts whole).  None = "none".
+    lora_input_cast: LoraInputCast | None = None
     # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
     recipe: str | None = None
     # Serving (inference only; engine.estimate.serving): concurrent users the build serves,

@@ -35,6 +35,21 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
   With ``lora_dropout`` 0 (torchtune configs, PEFT ``LoraConfig`` and Unsloth defaults) the
   dropout is an ``nn.Identity`` and keeps nothing (torchtune ``LoRALinear``, PEFT
   ``lora.layer.Linear``).
+* PEFT's fp32 adapters (``--lora-input-cast``): PEFT keeps the adapters in fp32 on a 16-bit base
+  (``get_peft_model(..., autocast_adapter_dtype=True)``) and ``lora.layer.Linear.forward`` casts
+  the input to the adapter's dtype (``x = self._cast_input_dtype(x, lora_A.weight.dtype)``)
+  before ``lora_B(lora_A(dropout(x)))``; ``lora_A`` keeps that cast input for its weight
+  gradient and ``lora_B`` the rank-``r`` output of ``lora_A``.  The cast is made per adapted
+  module, so q and v (or gate and up) each keep a copy of the same hidden state, and the frozen
+  16-bit base layer keeps none (autograd saves a matmul input only for a weight that needs a
+  gradient).  Without ``torch.autocast`` (``fp32``: a model loaded in bf16 and trained as
+  loaded, PEFT's method comparison ``use_amp: false``) the copies are fp32: ``4 (in + r)``
+  bytes per adapted module; under autocast (``autocast``: Trainer ``--bf16``) ``F.linear``
+  re-casts the fp32 input to 16 bits for every call (autocast caches casts of leaf tensors
+  that require a gradient, i.e. weights, not activations: ATen ``cached_cast``), so the copies
+  are 16-bit: ``e (in + r)``.  With dropout on, the copy ``lora_A`` keeps is the dropped one,
+  plus its 1-byte mask.  (The rank-``r`` output is left out for shared 16-bit adapters: under
+  0.1 % of a layer.)
 
 Layers are not all alike.  Each layer is a token mixer (attention, a Mamba mixer, or none)
 followed by an FFN (dense, MoE, or none), as ``layer_types`` / ``mlp_layer_types`` say
@@ -259,26 +274,43 @@ def layer_dims(arch: ModelPreset) -> LayerDims:
     )
 
 
+def lora_copy_bytes(workload: Workload, e: float) -> float:
+    """Bytes per element of the input copy each adapted module keeps for itself (PEFT's cast to
+    fp32 adapters, see the module docstring); 0 = the adapters share the base layer's input."""
+    cast = workload.lora_input_cast or "none"
+    if workload.method not in ("lora", "qlora") or cast == "none":
+        return 0.0
+    if cast == "fp32":
+        return 0.0 if workload.precision == "fp32" else 4.0  # an fp32 input is not cast
+    return e  # autocast: a 16-bit copy per call
+
+
 def _input_saved(workload: Workload) -> set[str]:
-    """Linear modules whose input autograd keeps (see module docstring)."""
+    """Linear modules whose input autograd keeps for the base layer or a shared adapter input
+    (see module docstring)."""
     every = {"q", "k", "v", "o", "gate", "up", "down"}
     if workload.method in ("full", "pretrain") or workload.method == "qlora":
         return every
-    if workload.method == "lora":
+    if workload.method == "lora" and not lora_copy_bytes(workload, 2.0):
         return set(workload.lora_targets)
     return set()
 
 
-def _lora_dropout_bytes(workload: Workload, e: float, in_features: dict[str, int]) -> float:
-    """LoRA dropout: the dropped input and its mask for each adapted module present (none when
-    the dropout is 0: an ``nn.Identity``)."""
-    if workload.method not in ("lora", "qlora") or not workload.lora_dropout_on:
+def _lora_adapter_bytes(workload: Workload, e: float, in_features: dict[str, int]) -> float:
+    """What the adapters keep besides a shared input, for each adapted module present: with a
+    per-module cast (PEFT fp32 adapters) its own copy of the input (the dropped one when dropout
+    is on, plus the mask) and its rank-r output; otherwise the dropout's dropped input and mask
+    (none when the dropout is 0: an ``nn.Identity``)."""
+    if workload.method not in ("lora", "qlora"):
         return 0.0
-    return sum(
-        (e + DROPOUT_MASK_BYTES) * in_features[t]
-        for t in set(workload.lora_targets)
-        if t in in_features
-    )
+    targets = [t for t in set(workload.lora_targets) if t in in_features]
+    mask = DROPOUT_MASK_BYTES if workload.lora_dropout_on else 0.0
+    copy = lora_copy_bytes(workload, e)
+    if copy:
+        return sum((copy + mask) * in_features[t] + copy * workload.lora_rank for t in targets)
+    if not workload.lora_dropout_on:
+        return 0.0
+    return sum((e + DROPOUT_MASK_BYTES) * in_features[t] for t in targets)
 
 
 def _attention_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
@@ -289,7 +321,7 @@ def _attention_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
         b += e * h
     if "o" in saved:
         b += e * dims.o_dim
-    return b + _lora_dropout_bytes(workload, e, {"q": h, "k": h, "v": h, "o": dims.o_dim})
+    return b + _lora_adapter_bytes(workload, e, {"q": h, "k": h, "v": h, "o": dims.o_dim})
 
 
 def _ssm_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
@@ -316,7 +348,7 @@ def _ffn_bytes(dims: LayerDims, workload: Workload, e: float, mlp: str) -> float
         b += e * h
     if "down" in saved:
         b += e * inter
-    return b + _lora_dropout_bytes(workload, e, {"gate": h, "up": h, "down": inter})
+    return b + _lora_adapter_bytes(workload, e, {"gate": h, "up": h, "down": inter})
 
 
 def kind_bytes_per_token(dims: LayerDims, workload: Workload, e: float, kind: LayerKind) -> float:

@@ -61,6 +61,7 @@ from pydantic import BaseModel, ConfigDict
 from slotwise.engine.estimate.activations import (
     inference_activation_bytes,
     logits_bytes,
+    lora_copy_bytes,
     loss_bytes_per_logit,
     training_activation_bytes,
 )
@@ -485,6 +486,13 @@ def memory_per_gpu(
                 )
             else:
                 notes.append("LoRA dropout off: no dropped copies of the adapted inputs")
+            copy = lora_copy_bytes(workload, e)
+            if copy:
+                how = "fp32, no autocast" if workload.lora_input_cast == "fp32" else "autocast"
+                notes.append(
+                    f"PEFT fp32 adapters ({how}): each adapted module keeps its own "
+                    f"{copy:g}-byte copy of its input (PEFT casts the input to the adapter's dtype)"
+                )
 
     # Sharding and offload apply to the persistent state.
     if workload.training:

@@ -12,7 +12,9 @@ Sources (read Dec 2026):
   ``gradient_checkpointing=False``; ``bf16=True`` is ``torch.autocast`` over the loaded weights,
   PEFT keeps adapters in fp32, ``autocast_adapter_dtype=True``), ``ForCausalLMLoss`` (logits
   upcast to fp32), PEFT ``LoraConfig`` (``r=8``, ``lora_dropout=0.0``; Llama default targets
-  ``q_proj, v_proj``).
+  ``q_proj, v_proj``); PEFT's ``lora.layer.Linear.forward`` casts each adapted module's input to
+  the fp32 adapter, which autocast casts back to 16 bits per call: one 16-bit input copy per
+  adapted module (``lora_input_cast="autocast"``, engine/estimate/activations.py).
 * torchtune: ``recipes/configs/llama3_1/8B_lora_single_device.yaml`` and
   ``8B_full_single_device.yaml`` (``dtype: bf16``, ``enable_activation_checkpointing: True``,
   ``enable_activation_offloading: False``, chunked output loss, LoRA ``r=8`` on q, v,
@@ -55,6 +57,7 @@ from slotwise.engine.workload import LORA_TARGET_SETS, Workload
 
 HF_TRAINER_DOCS = "https://huggingface.co/docs/transformers/main_classes/trainer"
 PEFT_LORA_DOCS = "https://huggingface.co/docs/peft/package_reference/lora"
+PEFT_LORA_LAYER = "https://github.com/huggingface/peft/blob/main/src/peft/tuners/lora/layer.py"
 HF_LOSS = (
     "https://github.com/huggingface/transformers/blob/main/src/transformers/loss/loss_utils.py"
 )
@@ -133,6 +136,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("lora_rank", 8, PEFT_LORA_DOCS, "lora", "qlora"),
                 _d("lora_targets", ("q", "v"), PEFT_LORA_DOCS, "lora", "qlora"),
                 _d("lora_dropout", 0.0, PEFT_LORA_DOCS, "lora", "qlora"),
+                _d("lora_input_cast", "autocast", PEFT_LORA_LAYER, "lora", "qlora"),
                 _d("compile", False, HF_TRAINER_DOCS),
             ),
         ),

@@ -1117,6 +1117,9 @@ PEFT_METHOD_COMPARISON = (
     "method_comparison/MetaMathQA/results/"
 )
 _PEFT_MC = dict(seq_len=768, micro_batch=4, grad_checkpointing=False)
+# fp32 adapters on the bf16 base without autocast: each adapted module keeps an fp32 copy of
+# its input (--lora-input-cast fp32, engine/estimate/activations.py).
+_PEFT_MC_LORA = dict(lora_dropout=0.0, lora_input_cast="fp32")
 
 
 def _peft_mc(run: str, workload: dict, measured: int, settings: str) -> MeasuredCase:
@@ -1138,18 +1141,18 @@ PEFT_MC_CASES: tuple[MeasuredCase, ...] = (
              dict(method="full", master_weights=False), 38868615168,
              "full fine-tuning (bf16 weights and AdamW moments), lr 1e-5"),
     _peft_mc("lora--llama-3.2-3B-rank32",
-             dict(method="lora", lora_rank=32, lora_targets=("q", "v"), lora_dropout=0.0),
+             dict(method="lora", lora_rank=32, lora_targets=("q", "v"), **_PEFT_MC_LORA),
              22292725760, "LoRA r=32 on q_proj, v_proj (PEFT's default targets), fp32 adapters"),
     _peft_mc("lora--llama-3.2-3B-rank64",
-             dict(method="lora", lora_rank=64, lora_targets=("q", "v"), lora_dropout=0.0),
+             dict(method="lora", lora_rank=64, lora_targets=("q", "v"), **_PEFT_MC_LORA),
              22552772608, "LoRA r=64 on q_proj, v_proj, fp32 adapters"),
     # rsLoRA only changes the adapter's scaling factor (alpha / sqrt(r)): same tensors as r=64.
     _peft_mc("lora--llama-3.2-3B-rank64-rslora",
-             dict(method="lora", lora_rank=64, lora_targets=("q", "v"), lora_dropout=0.0),
+             dict(method="lora", lora_rank=64, lora_targets=("q", "v"), **_PEFT_MC_LORA),
              22561161216, "rsLoRA r=64 on q_proj, v_proj, fp32 adapters"),
     _peft_mc("lora--llama-3.2-3B-rank10-target-mlp",
              dict(method="lora", lora_rank=10, lora_targets=("gate", "up", "down"),
-                  lora_dropout=0.0),
+                  **_PEFT_MC_LORA),
              24698159104, "LoRA r=10 on gate_proj, up_proj, down_proj, fp32 adapters"),
 )  # fmt: skip
 

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from slotwise.engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
 from slotwise.engine.workload import (
     CHECKPOINT_MODES,
+    LORA_INPUT_CASTS,
     LOSSES,
     METHODS,
     NF4_BACKENDS,
@@ -64,6 +65,7 @@ _FLAG_OF_FIELD = {
     "compile": "--compile",
     "compile_loss": "--compile-loss",
     "nf4_backend": "--nf4-backend",
+    "lora_input_cast": "--lora-input-cast",
     "zero_buckets": "--zero-buckets",
     "recipe": "--recipe",
 }
@@ -291,6 +293,14 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "constant on every GPU) or torchao (torchtune; FSDP2 shards the constants)",
     )
     g.add_argument(
+        "--lora-input-cast",
+        choices=LORA_INPUT_CASTS,
+        default=None,
+        help="PEFT fp32 adapters on a 16-bit base: each adapted module keeps its own copy of "
+        "its input, fp32 without autocast (fp32) or 16-bit under autocast (autocast); none "
+        "(default) = the adapters share the base layer's input",
+    )
+    g.add_argument(
         "--zero-buckets",
         type=_text("zero_buckets"),
         metavar="N",
@@ -354,6 +364,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "compile",
         "compile_loss",
         "nf4_backend",
+        "lora_input_cast",
         "zero_buckets",
     ):
         value = getattr(args, dest, None)
