@@ -132,6 +132,14 @@ class Workload(BaseModel):
     # weight exists in fp16 and in bf16 for its matmul.  None = off (transformers +
     # bitsandbytes: the LM head stays 16-bit, one dequantized copy in the compute dtype).
     fabric_bnb: bool | None = None
+    # q, k and v are one Linear with one LoRA adapter (litgpt ``CausalSelfAttention.attn`` with
+    # ``LoRAQKVLinear``): one adapter input and one dropout for the three.  None = off (PEFT's
+    # separate q_proj / k_proj / v_proj adapters, each with its own dropout).
+    fused_qkv: bool | None = None
+    # Grouped-query k and v repeated to every query head before attention (litgpt ``model.py``
+    # in training: ``k.expand(...)`` then ``reshape``): attention keeps k and v as wide as q.
+    # None = off (k and v kept at their own width, as FlashAttention's GQA kernels take them).
+    expand_kv: bool | None = None
     # torch.compile of the model: AOTAutograd's min-cut partitioner recomputes cheap pointwise
     # ops (RMSNorm upcasts, SiLU) in the backward instead of saving them. None = off.
     compile: bool | None = None

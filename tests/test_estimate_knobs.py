@@ -96,14 +96,16 @@ LORA = dict(method="lora", seq_len=4096, micro_batch=2, master_weights=False, lo
 
 def test_lora_dropout_off_keeps_no_dropped_copies():
     """PEFT/torchtune with lora_dropout 0 use nn.Identity: the (e + 1 mask byte) x in_features
-    per adapted module and token of the dropout disappear, nothing else moves."""
+    per adapted module and token of the dropout disappear, and lora_A keeps the adapted inputs
+    themselves instead (one per distinct input), nothing else moves."""
     on, off = mem(**LORA, lora_dropout=0.05), mem(**LORA, lora_dropout=0.0)
     assert mem(**LORA).activations_bytes == on.activations_bytes  # unset = assumed on
     h, inter, layers, tokens = 3072, 8192, 28, 4096 * 2
     in_features = 6 * h + inter  # q, k, v, gate, up read h, o reads o_dim = h, down reads inter
     # without recompute every layer keeps its dropped copies (default: checkpointing on -> one
     # layer recomputed at a time)
-    dropped = (2 + 1) * in_features * tokens
+    inputs = 2 * (3 * h + inter)  # q/k/v share one input, o, gate/up share one, down
+    dropped = ((2 + 1) * in_features - inputs) * tokens
     assert on.activations_bytes - off.activations_bytes == pytest.approx(dropped)
     off_all = mem(**LORA, lora_dropout=0.0, grad_checkpointing=False)
     on_all = mem(**LORA, lora_dropout=0.1, grad_checkpointing=False)
@@ -313,3 +315,55 @@ def test_deepspeed_zero2_gradient_buckets_count_in_the_compute_dtype():
     # only DeepSpeed ZeRO-1/2 has them
     fsdp = dict(base, parallel="zero3")
     assert mem(**fsdp, zero_buckets=4e8).total_bytes == mem(**fsdp).total_bytes
+
+
+def test_lora_dropout_keeps_the_dropped_copy_not_the_frozen_base_input():
+    """A frozen 16-bit base matmul does not keep its input; with dropout the adapter keeps the
+    dropped copy and its mask, without dropout lora_A keeps the input itself."""
+    from slotwise.engine.estimate.activations import layer_bytes_per_token, layer_dims
+
+    dims = layer_dims(LLAMA3_8B)
+    h = 4096
+
+    def per_token(**kw):
+        wl = Workload(method="lora", lora_targets=("q", "v"), **kw)
+        return layer_bytes_per_token(dims, wl, 2.0)
+
+    off, on = per_token(lora_dropout=0.0), per_token(lora_dropout=0.05)
+    # off: one shared q/v input (2h); on: two dropped copies + masks (2 x 3h), no base input
+    assert on - off == pytest.approx(2 * 3 * h - 2 * h)
+    litgpt = dict(method="lora", lora_targets=("q", "v"), expand_kv=True)
+    fused = layer_bytes_per_token(dims, Workload(**litgpt, fused_qkv=True), 2.0)
+    separate = layer_bytes_per_token(dims, Workload(**litgpt), 2.0)
+    assert separate - fused == pytest.approx(3 * h)  # litgpt: one dropout for q, k and v
+
+
+def test_expand_kv_and_fused_qkv_widen_what_attention_keeps():
+    from slotwise.engine.estimate.activations import layer_bytes_per_token, layer_dims
+
+    wl = dict(method="lora", lora_dropout=0.0)
+    gqa = layer_dims(LLAMA3_8B)  # 32 query heads, 8 kv heads of 128
+    base = layer_bytes_per_token(gqa, Workload(**wl), 2.0)
+    expanded = layer_bytes_per_token(gqa, Workload(**wl, expand_kv=True), 2.0)
+    assert expanded - base == pytest.approx(2.0 * 2 * (4096 - 1024))
+    # GQA expanded: v is a copy, the fused qkv output is not kept
+    both = layer_bytes_per_token(gqa, Workload(**wl, expand_kv=True, fused_qkv=True), 2.0)
+    assert both == expanded
+    # full multi-head attention: nothing to expand; v is a view of the qkv output
+    from tests.evidence.memory_cases import LLAMA2_7B
+
+    mha = layer_dims(LLAMA2_7B)
+    plain = layer_bytes_per_token(mha, Workload(**wl), 2.0)
+    assert layer_bytes_per_token(mha, Workload(**wl, expand_kv=True), 2.0) == plain
+    fused = layer_bytes_per_token(mha, Workload(**wl, fused_qkv=True), 2.0)
+    assert fused - plain == pytest.approx(2.0 * 2 * 4096)
+
+
+def test_litgpt_lora_rows_on_small_models_are_within_ten_percent():
+    """The litgpt config-hub LoRA rows that were 15-26 % high (tests/evidence)."""
+    from tests.evidence.memory_cases import CASES
+
+    ids = {"litgpt-hub-tinyllama-lora", "litgpt-hub-phi2-lora", "litgpt-hub-phi3-lora"}
+    for case in (c for c in CASES if c.id in ids):
+        est = estimate(case.make_workload(), A100_80GB, case.gpus, arch=case.arch)
+        assert abs(est.memory_per_gpu.total_bytes / case.measured_bytes - 1) <= 0.10, case.id

@@ -26,15 +26,23 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
   Falcon, NeoX with parallel attention and MLP: one).  Same tensor-by-tensor count as above;
   on litgpt's phi-1.5 rows (tests/evidence, Dec 2026) the SwiGLU count had been 27-49 % high;
 * the *input* of a linear layer is kept only when something needs it in backward: its weight is
-  trained (full fine-tuning), a LoRA adapter sits on it, or the base weight is a bitsandbytes
-  4-bit weight (``MatMul4Bit`` saves its input whenever any input needs a gradient, bitsandbytes
-  ``autograd/_functions.py``): q/k/v share one input (``e h``), o (``e o_dim``), gate/up share
-  one (``e h``), down (``e i``);
+  trained (full fine-tuning), a dropout-free LoRA adapter's ``lora_A`` matmul takes it as it
+  is, or the base weight is a bitsandbytes 4-bit weight (``MatMul4Bit`` saves its input whenever
+  any input needs a gradient, bitsandbytes ``autograd/_functions.py``): q/k/v share one input
+  (``e h``), o (``e o_dim``), gate/up share one (``e h``), down (``e i``).  A frozen 16-bit
+  base weight does not keep its input: autograd saves a matmul operand only for the gradient
+  that needs it (``mm``: ``self`` is saved for ``mat2``'s gradient, which a frozen weight does
+  not have), so under LoRA *with* dropout only the adapter's dropped copy is kept;
 * LoRA with dropout (litgpt 0.05, Answer.AI fsdp_qlora 0.1; assumed when not given) keeps, per
   adapted module, the dropped input (``e`` x in_features) and its mask (1 byte x in_features).
   With ``lora_dropout`` 0 (torchtune configs, PEFT ``LoraConfig`` and Unsloth defaults) the
   dropout is an ``nn.Identity`` and keeps nothing (torchtune ``LoRALinear``, PEFT
-  ``lora.layer.Linear``).
+  ``lora.layer.Linear``).  A two-matrix MLP has one adapted input (fc1), not gate and up.
+  ``fused_qkv`` (litgpt ``LoRAQKVLinear``, ``lora.py``: ``F.linear(self.lora_dropout(x),
+  self.lora_A)`` once for q, k and v) keeps one dropped copy for the three.  On the litgpt
+  rows of tests/evidence/memory_cases.py (Dec 2026) counting the base input beside the
+  dropped copies had put TinyLlama / phi-2 / Phi-3 LoRA 15-26 % high (a frozen 16-bit base
+  keeps no input, as below);
 * PEFT's fp32 adapters (``--lora-input-cast``): PEFT keeps the adapters in fp32 on a 16-bit base
   (``get_peft_model(..., autocast_adapter_dtype=True)``) and ``lora.layer.Linear.forward`` casts
   the input to the adapter's dtype (``x = self._cast_input_dtype(x, lora_A.weight.dtype)``)
@@ -50,6 +58,11 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
   are 16-bit: ``e (in + r)``.  With dropout on, the copy ``lora_A`` keeps is the dropped one,
   plus its 1-byte mask.  (The rank-``r`` output is left out for shared 16-bit adapters: under
   0.1 % of a layer.)
+* attention of a fused qkv (``fused_qkv``; litgpt ``CausalSelfAttention``): q and k are new
+  tensors after RoPE (``torch.cat``), but v is a view of the qkv output, so attention's saved
+  v keeps the whole qkv output alive: ``e (q_dim + k_dim)`` more, unless ``expand_kv`` copied
+  v: litgpt repeats grouped-query k and v to every head before attention in training
+  (``k.expand(...)`` + ``reshape``, ``model.py``), so attention keeps k and v as wide as q.
 
 Layers are not all alike.  Each layer is a token mixer (attention, a Mamba mixer, or none)
 followed by an FFN (dense, MoE, or none), as ``layer_types`` / ``mlp_layer_types`` say
@@ -292,8 +305,9 @@ def _input_saved(workload: Workload) -> set[str]:
     if workload.method in ("full", "pretrain") or workload.method == "qlora":
         return every
     if workload.method == "lora" and not lora_copy_bytes(workload, 2.0):
-        return set(workload.lora_targets)
-    return set()
+        if not workload.lora_dropout_on:
+            return set(workload.lora_targets)  # lora_A's matmul keeps the input itself
+    return set()  # frozen 16-bit weights: the adapters keep their own copies instead
 
 
 def _lora_adapter_bytes(workload: Workload, e: float, in_features: dict[str, int]) -> float:
@@ -303,20 +317,27 @@ def _lora_adapter_bytes(workload: Workload, e: float, in_features: dict[str, int
     (none when the dropout is 0: an ``nn.Identity``)."""
     if workload.method not in ("lora", "qlora"):
         return 0.0
-    targets = [t for t in set(workload.lora_targets) if t in in_features]
+    targets = set(workload.lora_targets)
+    if workload.fused_qkv and targets & {"q", "k", "v"}:
+        targets = (targets - {"k", "v"}) | {"q"}  # one adapter, one dropout for q, k and v
+    present = [t for t in targets if t in in_features]
     mask = DROPOUT_MASK_BYTES if workload.lora_dropout_on else 0.0
     copy = lora_copy_bytes(workload, e)
     if copy:
-        return sum((copy + mask) * in_features[t] + copy * workload.lora_rank for t in targets)
+        return sum((copy + mask) * in_features[t] + copy * workload.lora_rank for t in present)
     if not workload.lora_dropout_on:
         return 0.0
-    return sum((e + DROPOUT_MASK_BYTES) * in_features[t] for t in targets)
+    return sum((e + DROPOUT_MASK_BYTES) * in_features[t] for t in present)
 
 
 def _attention_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
     h = dims.hidden
     saved = _input_saved(workload)
-    b = e * (dims.q_dim + dims.k_dim + dims.v_dim + dims.o_dim)  # SDPA: q, k, v, out
+    expanded = workload.expand_kv and dims.k_dim < dims.o_dim
+    kv = 2 * dims.o_dim if expanded else dims.k_dim + dims.v_dim
+    b = e * (dims.q_dim + kv + dims.o_dim)  # SDPA: q, k, v, out
+    if workload.fused_qkv and not expanded:
+        b += e * (dims.q_dim + dims.k_dim)  # v is a view of the whole fused qkv output
     if saved & {"q", "k", "v"}:
         b += e * h
     if "o" in saved:
@@ -348,7 +369,8 @@ def _ffn_bytes(dims: LayerDims, workload: Workload, e: float, mlp: str) -> float
         b += e * h
     if "down" in saved:
         b += e * inter
-    return b + _lora_adapter_bytes(workload, e, {"gate": h, "up": h, "down": inter})
+    adapted = {"gate": h, "up": h, "down": inter} if dims.mlp_gated else {"up": h, "down": inter}
+    return b + _lora_adapter_bytes(workload, e, adapted)
 
 
 def kind_bytes_per_token(dims: LayerDims, workload: Workload, e: float, kind: LayerKind) -> float:

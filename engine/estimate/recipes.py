@@ -26,7 +26,10 @@ Sources (read Dec 2026):
   ``litgpt.utils.chunked_cross_entropy``; on more than one GPU every finetune script runs
   the micro-batches before a step's last under ``fabric.no_backward_sync`` (``full.py``:
   ``FSDPStrategy``, i.e. FSDP ``no_sync()``: unsharded gradients while accumulating);
-  ``litgpt/model.py`` never ties the LM head to the embedding; ``--quantize bnb.nf4`` goes
+  ``litgpt/model.py`` never ties the LM head to the embedding, computes q, k and v with one
+  ``Linear`` (``CausalSelfAttention.attn``; LoRA: one ``LoRAQKVLinear`` with one dropout) and
+  repeats grouped-query k and v to every head before ``scaled_dot_product_attention``
+  (``k.expand(...)`` in training); ``--quantize bnb.nf4`` goes
   through Lightning Fabric's ``BitsandbytesPrecision`` (every ``nn.Linear`` replaced, LM head
   included; weights quantized from fp16).
 * torchtitan: ``train_configs/llama3_8b.toml`` at commit 9dec370 (the one its Dec 2024
@@ -172,6 +175,8 @@ RECIPES: dict[str, Recipe] = {
                 _d("fsdp_no_sync", True, LITGPT_FULL),
                 _d("separate_lm_head", True, LITGPT_MODEL),
                 _d("fabric_bnb", True, FABRIC_BNB, "qlora"),
+                _d("fused_qkv", True, LITGPT_MODEL),
+                _d("expand_kv", True, LITGPT_MODEL),
             ),
         ),
         Recipe(

@@ -171,7 +171,7 @@ def organisation_of(source: str) -> str:
 # litgpt's own model and quantization path (both tables): the LM head is never tied to the
 # embedding (lit_gpt/model.py) and QLoRA goes through Lightning Fabric's BitsandbytesPrecision
 # (every nn.Linear 4-bit, quantized from fp16); see engine/estimate/memory.py.
-_LITGPT_MODEL = dict(separate_lm_head=True, fabric_bnb=True)
+_LITGPT_MODEL = dict(separate_lm_head=True, fabric_bnb=True, fused_qkv=True, expand_kv=True)
 _LIT23 = dict(
     master_weights=False, grad_checkpointing=False, lora_rank=8, lora_targets=("q", "v"),
     seq_len=1304, **_LITGPT_MODEL,

@@ -62,6 +62,8 @@ _FLAG_OF_FIELD = {
     "fsdp_layer_grads": "--fsdp-layer-grads",
     "separate_lm_head": "--separate-lm-head",
     "fabric_bnb": "--fabric-bnb",
+    "fused_qkv": "--fused-qkv",
+    "expand_kv": "--expand-kv",
     "compile": "--compile",
     "compile_loss": "--compile-loss",
     "nf4_backend": "--nf4-backend",
@@ -274,6 +276,20 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "too, dequantized weights in fp16 and bf16 at once; default off",
     )
     g.add_argument(
+        "--fused-qkv",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="q, k and v are one Linear with one LoRA adapter and one dropout (litgpt); "
+        "default off (separate q/k/v adapters, as PEFT)",
+    )
+    g.add_argument(
+        "--expand-kv",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="grouped-query k and v repeated to every query head before attention (litgpt): "
+        "attention keeps them as wide as q; default off",
+    )
+    g.add_argument(
         "--compile",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -361,6 +377,8 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "fsdp_layer_grads",
         "separate_lm_head",
         "fabric_bnb",
+        "fused_qkv",
+        "expand_kv",
         "compile",
         "compile_loss",
         "nf4_backend",
