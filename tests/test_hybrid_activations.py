@@ -102,8 +102,8 @@ def test_nemotron_h_blocks_are_counted_by_what_they_contain():
     attn = NORM_FP32_BYTES * h + E * (q + 2 * kv + o)
     w = lora(grad_checkpointing=False, lora_targets=("q", "v"))
     lora_drop = 2 * (E + 1.0) * h  # dropout input + mask on q and v (attention blocks only)
-    saved_qkv_input = E * h  # q/v adapters need their input
-    kept = 54 * mamba + 54 * mlp + 10 * (attn + lora_drop + saved_qkv_input)
+    # the frozen base q/v matmuls keep no input: the adapters keep their dropped copies
+    kept = 54 * mamba + 54 * mlp + 10 * (attn + lora_drop)
     working = max(2 * E * inter, E * ssm_saved)  # two-matrix MLP: fc2-input and fc1-out grads
     assert training_activation_bytes(arch, w, E, 1) == pytest.approx(1024 * (kept + working))
 
@@ -128,8 +128,9 @@ def test_llama_style_layers_are_unchanged_by_the_per_kind_sum():
     h, i, q, kv = 2048, 8192, 2048, 512
     w = lora(grad_checkpointing=False)
     layer = 2 * NORM_FP32_BYTES * h + E * (q + 2 * kv + q) + 3 * E * i
-    layer += E * h + E * q + E * h + E * i  # inputs of q/k/v, o, gate/up, down
-    layer += (E + 1.0) * (3 * h + q + 2 * h + i)  # LoRA dropout on all seven
+    # LoRA dropout on all seven: the dropped copies and masks; the frozen base matmuls keep no
+    # input of their own
+    layer += (E + 1.0) * (3 * h + q + 2 * h + i)
     assert training_activation_bytes(arch, w, E, 1) == pytest.approx(
         1024 * (16 * layer + 3 * E * i)
     )
