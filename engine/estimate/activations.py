@@ -493,16 +493,17 @@ def logits_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> fl
     return tokens * arch.vocab_size * loss_bytes_per_logit(workload, e) / tp
 
 
-def inference_activation_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> float:
-    """Transient working set of one layer during prefill of the whole prompt batch.
+def inference_activation_bytes(arch: ModelPreset, e: float, tp: int, *, tokens: int) -> float:
+    """Transient working set of one layer during a forward pass over ``tokens`` tokens (the
+    prompt batch in the prefill, one token per sequence in a decode step; which moment is the
+    peak: :mod:`engine.estimate.generation`).
 
     Inference keeps nothing for a backward pass; the peak is the largest layer's temporaries
-    while the prompt is processed: residual + normed hidden state (2 e h), then the mixer's
+    while the tokens are processed: residual + normed hidden state (2 e h), then the mixer's
     projections (attention: q/k/v, e (q+k+v); Mamba: the ``in_proj`` output and the scan output)
     and the FFN's gate, up and product (3 e i).
     """
     dims = layer_dims(arch)
-    tokens = workload.seq_len * workload.micro_batch
     widest = 0.0
     for (mixer, mlp), _ in dims.kinds:
         width = 2 * dims.hidden + 3 * dims.inter(mlp)

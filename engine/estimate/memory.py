@@ -59,7 +59,6 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from slotwise.engine.estimate.activations import (
-    inference_activation_bytes,
     logits_bytes,
     lora_copy_bytes,
     loss_bytes_per_logit,
@@ -72,6 +71,7 @@ from slotwise.engine.estimate.constants import (
     NF4_BITS_PER_PARAM,
     OPTIMIZER_STATE_BYTES_FP32,
 )
+from slotwise.engine.estimate.generation import generation_peak, split_lengths
 from slotwise.engine.estimate.kvcache import kv_elements, ssm_state_elements
 from slotwise.engine.estimate.params import (
     ParamCounts,
@@ -325,6 +325,11 @@ def kv_cache_bytes(arch: ModelPreset, workload: Workload, tp: int) -> float:
     return workload.micro_batch * per_seq * e
 
 
+def _kv_at(arch: ModelPreset, workload: Workload, seq_len: int, tp: int) -> float:
+    """KV cache bytes of the workload's sequences at another context length."""
+    return kv_cache_bytes(arch, workload.model_copy(update={"seq_len": seq_len}), tp)
+
+
 def memory_per_gpu(
     arch: ModelPreset,
     workload: Workload,
@@ -358,12 +363,21 @@ def memory_per_gpu(
     if workload.method == "inference":
         weights = P * weight_bytes_per_param(workload) / tp
         kv = kv_cache_bytes(arch, workload, tp)
-        acts = inference_activation_bytes(arch, workload, e, tp)
+        prompt_len = split_lengths(workload)[0]
+        kv_at = {workload.seq_len: kv, prompt_len: _kv_at(arch, workload, prompt_len, tp)}
+        peak = generation_peak(arch, workload, e, tp, kv_at)
+        acts = peak.working_bytes
         logits = logits_bytes(arch, workload, e, tp)
         acts += logits
         notes.append(
             f"inference: weights in {workload.precision}, KV cache for {workload.micro_batch} "
-            f"sequence(s) x {workload.seq_len} tokens"
+            f"sequence(s) x {workload.seq_len} tokens ({peak.prompt_tokens} prompt + "
+            f"{peak.output_tokens} generated); peak at the "
+            + (
+                "prefill (prompt's cache + its layer working set)"
+                if peak.phase == "prefill"
+                else "end of generation (whole cache + one decode step)"
+            )
         )
     elif workload.method in ("full", "pretrain"):
         w_b, g_b, o_b = trainable_state_bytes(workload)

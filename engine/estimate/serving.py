@@ -44,11 +44,11 @@ from slotwise.engine.estimate.compute import (
     decode_weight_params,
     matmul_params,
 )
+from slotwise.engine.estimate.generation import split_lengths
 from slotwise.engine.estimate.memory import kv_cache_bytes, weight_bytes_per_param
 from slotwise.engine.estimate.params import ParamCounts
 from slotwise.engine.estimate.serving_constants import (
     ALLREDUCE_LATENCY_S,
-    DEFAULT_OUTPUT_SHARE,
     LAYER_FLOOR_S_EAGER_EXTRA,
     LAYER_FLOOR_S_OPTIMIZED,
     MOE_EXPERT_FLOOR_S,
@@ -226,14 +226,6 @@ def make_replica(
         eager=workload.serving_engine == "eager",
         k=constants,
     )
-
-
-def split_lengths(workload: Workload) -> tuple[int, int]:
-    """(prompt tokens, output tokens) of one request: ``--seq-len`` is the whole context."""
-    total = workload.seq_len
-    out = workload.output_len or max(1, round(total * DEFAULT_OUTPUT_SHARE))
-    out = min(out, max(1, total - 1)) if total > 1 else 1
-    return max(1, total - out), out
 
 
 class Serving(BaseModel):

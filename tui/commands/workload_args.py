@@ -205,7 +205,10 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "--output-len",
         type=_positive_int,
         metavar="N",
-        help="generated tokens per request, part of --seq-len (default: half of it)",
+        help=(
+            "generated tokens per request, part of --seq-len (default: half of it); memory "
+            "peaks at the larger of the prompt's prefill and the end of generation"
+        ),
     )
     s.add_argument(
         "--serving-engine",

@@ -1,0 +1,83 @@
+"""Inference memory over one ``generate()`` call: the prefill peak or the end-of-generation peak.
+
+A request is a *prefill* of its prompt (P tokens, one forward pass over the whole prompt) and
+then ``output_len`` decode steps of one token each (Pope et al. 2022, "Efficiently Scaling
+Transformer Inference", arXiv:2211.05102, section 2).  Hugging Face ``transformers`` runs it so
+(``GenerationMixin._sample``, generation/utils.py, v4.45 to v4.51): the first forward gets the
+whole ``input_ids``, the following ones the last token and the cache; ``DynamicCache.update``
+appends each step's keys and values (``torch.cat``), so the cache holds P tokens when the
+prefill runs and P + output tokens at the end; and ``generate`` passes
+``num_logits_to_keep=1`` (``logits_to_keep`` from v4.50) to models that accept it, so the
+prefill computes the logits of the last position only, not P x vocab of them.
+
+So the allocator's peak is the larger of two moments, not their sum:
+
+* **prefill**: weights + KV cache of the prompt + the prefill's layer working set over the P
+  prompt tokens (:func:`engine.estimate.activations.inference_activation_bytes`);
+* **end of generation**: weights + KV cache of the whole context + one decode step's working
+  set (one token per sequence).
+
+slotwise reports the KV cache of the whole context (``kv_cache_bytes``) and, as activations,
+whatever the prefill needs beyond it (or the decode step's working set, when that is larger):
+the total is the larger of the two moments.  Before December 2026 slotwise added a prefill
+working set over the *whole* context (prompt + output) to the whole context's cache.
+
+Evidence (tests/evidence/memory_cases.py, Qwen2.5 speed benchmark, transformers 4.46,
+``max_memory_allocated``): an input of N tokens with 2048 generated peaks at weights + the
+N-token cache + a prefill working set of the size the layer count gives (the end-of-generation
+moment is smaller from N = 6144 on); that table is reproduced within a few per cent either way.
+The Qwen3 table (transformers 4.51.3) shows weights + the whole context's cache + 35-48 MiB at
+every input length, i.e. no prefill working set at all; its mechanism is not found in
+transformers' code (see the notes at the Qwen3 cases) and nothing here is tuned to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from slotwise.engine.estimate.activations import inference_activation_bytes
+from slotwise.engine.estimate.serving_constants import DEFAULT_OUTPUT_SHARE
+from slotwise.engine.workload import Workload
+from slotwise.parts.schema import ModelPreset
+
+
+def split_lengths(workload: Workload) -> tuple[int, int]:
+    """(prompt tokens, output tokens) of one request: ``--seq-len`` is the whole context and
+    ``--output-len`` (default: ``DEFAULT_OUTPUT_SHARE`` of it) the generated part."""
+    total = workload.seq_len
+    out = workload.output_len or max(1, round(total * DEFAULT_OUTPUT_SHARE))
+    out = min(out, max(1, total - 1)) if total > 1 else 1
+    return max(1, total - out), out
+
+
+@dataclass(frozen=True)
+class GenerationPeak:
+    """The working set slotwise adds to the whole context's KV cache, and where it comes from."""
+
+    working_bytes: float  # bytes on top of weights + the whole context's KV cache (+ logits)
+    phase: str  # "prefill" or "decode": the moment with the larger total
+    prompt_tokens: int
+    output_tokens: int
+
+
+def generation_peak(
+    arch: ModelPreset,
+    workload: Workload,
+    e: float,
+    tp: int,
+    kv_bytes_at: dict[int, float],
+) -> GenerationPeak:
+    """The larger of the prefill and the end-of-generation moments (module docstring).
+
+    ``kv_bytes_at`` maps a context length to the KV cache (and recurrent state) bytes of
+    ``micro_batch`` sequences of that length on one GPU; it must hold the prompt length and
+    ``workload.seq_len``.
+    """
+    prompt, output = split_lengths(workload)
+    batch = workload.micro_batch
+    prefill = kv_bytes_at[prompt] + inference_activation_bytes(arch, e, tp, tokens=prompt * batch)
+    decode_working = inference_activation_bytes(arch, e, tp, tokens=batch)
+    end = kv_bytes_at[workload.seq_len] + decode_working
+    if prefill > end:
+        return GenerationPeak(prefill - kv_bytes_at[workload.seq_len], "prefill", prompt, output)
+    return GenerationPeak(decode_working, "decode", prompt, output)
