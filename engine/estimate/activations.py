@@ -304,9 +304,12 @@ def _input_saved(workload: Workload) -> set[str]:
     every = {"q", "k", "v", "o", "gate", "up", "down"}
     if workload.method in ("full", "pretrain") or workload.method == "qlora":
         return every
-    if workload.method == "lora" and not lora_copy_bytes(workload, 2.0):
-        if not workload.lora_dropout_on:
-            return set(workload.lora_targets)  # lora_A's matmul keeps the input itself
+    if (
+        workload.method == "lora"
+        and not lora_copy_bytes(workload, 2.0)
+        and not workload.lora_dropout_on
+    ):
+        return set(workload.lora_targets)  # lora_A's matmul keeps the input itself
     return set()  # frozen 16-bit weights: the adapters keep their own copies instead
 
 
