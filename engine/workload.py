@@ -175,6 +175,13 @@ class Workload(BaseModel):
     users: ConcurrentUsers | None = None
     tokens_per_user_s: TokenRate | None = None
     output_len: ContextTokens | None = None
+    # Inference with model code that returns a new tuple of past keys/values at every forward
+    # (transformers before v4.36's Cache classes, and trust_remote_code models that keep the
+    # tuple: Qwen (v1), ChatGLM2/3, Baichuan): generate() still holds the previous step's cache
+    # while the forward builds the next, so two caches exist at the end of every decode step
+    # (engine.estimate.generation).  None = off (one cache grown in place: transformers'
+    # DynamicCache, vLLM, TensorRT-LLM, SGLang).
+    legacy_kv_cache: bool | None = None
     serving_engine: ServingEngine | None = None
 
     @field_validator("parallel", mode="before")

@@ -112,3 +112,39 @@ def test_chatglm2_long_generation_has_no_prefill_working_set_over_the_context():
         est = estimate(c.make_workload(), A100_80GB, c.gpus, arch=c.arch).memory_per_gpu
         errors[cid] = est.total_bytes / c.measured_bytes - 1
     assert all(abs(e) <= 0.04 for e in errors.values()), errors
+
+
+def test_legacy_tuple_cache_holds_two_caches_at_the_end_of_generation():
+    """transformers < 4.36 / remote-code tuple caches: the previous step's cache (one token
+    shorter) is alive when the forward that builds the next one ends."""
+    w = Workload(method="inference", seq_len=8193, output_len=8192)
+    one = mem(w)
+    two = mem(w.model_copy(update={"legacy_kv_cache": True}))
+    shorter = kv_cache_bytes(LLAMA3_8B, w.model_copy(update={"seq_len": 8192}), 1)
+    assert two.kv_cache_bytes == pytest.approx(one.kv_cache_bytes + shorter)
+    assert two.total_bytes == pytest.approx(one.total_bytes + shorter)
+    # The prefill builds the first cache from nothing: a request whose prefill outweighs even
+    # two caches (Qwen2.5-7B's 4 KV heads, a long prompt) is unchanged.
+    long_prompt = Workload(method="inference", seq_len=32768, output_len=16)
+    q7 = QWEN25["7B"]
+    legacy = long_prompt.model_copy(update={"legacy_kv_cache": True})
+    assert mem(legacy, arch=q7).total_bytes == pytest.approx(mem(long_prompt, arch=q7).total_bytes)
+
+
+def test_qwen1_generation_rows_grow_by_two_caches_per_token():
+    """Qwen (v1) README, KV-cache table (Qwen-7B-Chat BF16, batch 1): 512 -> 8192 generated
+    tokens adds 8.0 GiB, 1.04 MiB per token: two bf16 caches of 0.5 MiB per token.  The
+    estimate's growth is within 10 % of it (one cache would be half) and every sl row within
+    8 % (they read -2 to -7 %; with one cache -4 to -21 %)."""
+    rows = {c.id: c for c in CASES if c.id.startswith("qwen1-7b-chat-generate-sl")}
+    assert len(rows) == 5
+
+    def total(cid: str) -> float:
+        c = rows[cid]
+        return estimate(c.make_workload(), A100_80GB, 1, arch=c.arch).memory_per_gpu.total_bytes
+
+    lo, hi = rows["qwen1-7b-chat-generate-sl512"], rows["qwen1-7b-chat-generate-sl8192"]
+    growth = total(hi.id) - total(lo.id)
+    assert growth == pytest.approx(hi.measured_bytes - lo.measured_bytes, rel=0.10)
+    for cid, c in rows.items():
+        assert total(cid) / c.measured_bytes - 1 == pytest.approx(0, abs=0.08), cid

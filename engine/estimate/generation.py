@@ -22,6 +22,19 @@ whatever the prefill needs beyond it (or the decode step's working set, when tha
 the total is the larger of the two moments.  Before December 2026 slotwise added a prefill
 working set over the *whole* context (prompt + output) to the whole context's cache.
 
+**Legacy tuple caches** (``legacy_kv_cache``): model code that returns a *new* tuple of past
+keys and values from every forward (transformers before v4.36, e.g. ``LlamaAttention``'s
+``past_key_value = (key_states, value_states)`` after ``torch.cat``; and remote code that kept
+the tuple, Qwen (v1) ``modeling_qwen.py`` ``present = (key, value)``, ChatGLM2
+``kv_cache = (key_layer, value_layer)``).  ``generate`` keeps the previous step's tuple in
+``model_kwargs["past_key_values"]`` (and ``model_inputs``) until
+``_update_model_kwargs_for_generation`` replaces it after the forward, so when the forward
+ends the old cache (one token shorter) and the new one are both alive: the end-of-generation
+moment holds two caches, counted in ``kv_cache_bytes``.  The prefill builds the first cache
+from nothing, so it holds one.  Evidence: Qwen (v1) README, KV-cache quantization table
+(Qwen-7B-Chat BF16, batch 1): from 512 to 8192 generated tokens the peak grows 8.0 GiB =
+1.04 MiB per token, twice the 0.5 MiB/token of its bf16 cache (tests/evidence/memory_cases.py).
+
 Evidence (tests/evidence/memory_cases.py, Qwen2.5 speed benchmark, transformers 4.46,
 ``max_memory_allocated``): an input of N tokens with 2048 generated peaks at weights + the
 N-token cache + a prefill working set of the size the layer count gives (the end-of-generation
@@ -52,9 +65,11 @@ def split_lengths(workload: Workload) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class GenerationPeak:
-    """The working set slotwise adds to the whole context's KV cache, and where it comes from."""
+    """The KV cache held at the end of generation, the working set on top of it at the peak,
+    and which moment the peak is."""
 
-    working_bytes: float  # bytes on top of weights + the whole context's KV cache (+ logits)
+    kv_bytes: float  # the whole context's cache; twice (old + new tuple) with legacy caches
+    working_bytes: float  # bytes on top of weights + ``kv_bytes`` (+ the logits) at the peak
     phase: str  # "prefill" or "decode": the moment with the larger total
     prompt_tokens: int
     output_tokens: int
@@ -70,14 +85,16 @@ def generation_peak(
     """The larger of the prefill and the end-of-generation moments (module docstring).
 
     ``kv_bytes_at`` maps a context length to the KV cache (and recurrent state) bytes of
-    ``micro_batch`` sequences of that length on one GPU; it must hold the prompt length and
-    ``workload.seq_len``.
+    ``micro_batch`` sequences of that length on one GPU; it must hold the prompt length,
+    ``workload.seq_len`` and, for legacy tuple caches, ``workload.seq_len - 1``.
     """
     prompt, output = split_lengths(workload)
     batch = workload.micro_batch
+    kv_end = kv_bytes_at[workload.seq_len]
+    if workload.legacy_kv_cache:
+        kv_end += kv_bytes_at[max(1, workload.seq_len - 1)]  # the previous step's tuple
     prefill = kv_bytes_at[prompt] + inference_activation_bytes(arch, e, tp, tokens=prompt * batch)
     decode_working = inference_activation_bytes(arch, e, tp, tokens=batch)
-    end = kv_bytes_at[workload.seq_len] + decode_working
-    if prefill > end:
-        return GenerationPeak(prefill - kv_bytes_at[workload.seq_len], "prefill", prompt, output)
-    return GenerationPeak(decode_working, "decode", prompt, output)
+    if prefill > kv_end + decode_working:
+        return GenerationPeak(kv_end, prefill - kv_end, "prefill", prompt, output)
+    return GenerationPeak(kv_end, decode_working, "decode", prompt, output)

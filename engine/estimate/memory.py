@@ -363,9 +363,10 @@ def memory_per_gpu(
     if workload.method == "inference":
         weights = P * weight_bytes_per_param(workload) / tp
         kv = kv_cache_bytes(arch, workload, tp)
-        prompt_len = split_lengths(workload)[0]
-        kv_at = {workload.seq_len: kv, prompt_len: _kv_at(arch, workload, prompt_len, tp)}
+        lengths = {split_lengths(workload)[0], max(1, workload.seq_len - 1)}
+        kv_at = {n: _kv_at(arch, workload, n, tp) for n in lengths} | {workload.seq_len: kv}
         peak = generation_peak(arch, workload, e, tp, kv_at)
+        kv = peak.kv_bytes
         acts = peak.working_bytes
         logits = logits_bytes(arch, workload, e, tp)
         acts += logits
@@ -379,6 +380,11 @@ def memory_per_gpu(
                 else "end of generation (whole cache + one decode step)"
             )
         )
+        if workload.legacy_kv_cache:
+            notes.append(
+                "legacy tuple KV cache (transformers < 4.36 / remote code): the previous step's "
+                "cache is still alive when a decode step ends, so the cache is counted twice"
+            )
     elif workload.method in ("full", "pretrain"):
         w_b, g_b, o_b = trainable_state_bytes(workload)
         weights = P * w_b / tp

@@ -482,6 +482,8 @@ QWEN25_SPEED = (
     "docs/source/getting_started/speed_benchmark.rst"
 )
 QWEN3_SPEED = "https://qwen.readthedocs.io/en/latest/getting_started/speed_benchmark.html"
+QWEN_V1_INFERENCE = "https://github.com/QwenLM/Qwen/blob/main/README.md#inference-performance"
+QWEN_V1_KV_CACHE = "https://github.com/QwenLM/Qwen/blob/main/README.md#quantization-of-kv-cache"
 GOOGLE_OPENLLAMA_REPORT = (
     "https://github.com/GoogleCloudPlatform/vertex-ai-samples/blob/main/community-content/"
     "vertex_model_garden/benchmarking_reports/openllama_7b_fine_tune_benchmark_report.md"
@@ -895,8 +897,17 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
 # gradient checkpointing, every sample right-padded to model_max_length (the column), AdamW
 # (adamw_torch).  "LoRA": bf16 chat model, Trainer --bf16, fp32 adapters.  "Q-LoRA": the
 # GPTQ-Int4 chat model in fp16 through DeepSpeed ZeRO-2 on one GPU, PEFT's
-# prepare_model_for_kbit_training (non-quantized weights cast to fp32); GPTQ 4-bit with
-# group size 128 is counted as NF4 (4.13 vs 4.16 bits).  The Q-LoRA script passes
+# prepare_model_for_kbit_training; GPTQ 4-bit with group size 128 is counted as NF4 (4.13 vs
+# 4.16 bits).  Caveat (qwenmem, Dec 2026): prepare_model_for_kbit_training skips its fp32
+# cast for GPTQ models (``is_gptq_quantized``, peft/utils/other.py, PEFT 0.5 on), so by the
+# code the embedding, LM head and norms stay fp16, while these cases count them in fp32 as
+# for bitsandbytes QLoRA (slotwise has no GPTQ format): 2 bytes more per such weight
+# (Qwen-7B: 2.3 GiB).  Counted as the code says, the Q-LoRA rows would read 14 to 36 % low,
+# as the LoRA rows already do (-10 to -27 % at sequences up to 2048): the whole table sits
+# 1-4 GiB above an allocated-peak accounting that its README does not explain (it does not
+# say how memory was read).  "LoRA" rows are the chat models: the README says "LoRA has no
+# trainable embedding and output layer" (finetune.py sets modules_to_save wte/lm_head only
+# for base models).  The Q-LoRA script passes
 # ``--deepspeed finetune/ds_config_zero2.json --fp16`` (finetune/finetune_qlora_single_gpu.sh):
 # DeepSpeed's fp16 engine, no autocast, so modeling_qwen.py's CrossEntropyLoss runs on the fp16
 # logits (--loss full-16bit); the LoRA script runs the Trainer's bf16 autocast, where the
@@ -1012,13 +1023,18 @@ GOOGLE_CASES: tuple[MeasuredCase, ...] = tuple(
 # batch 1: "encoding 2048 tokens" 13.1 GB and "generating 8192 tokens" 12.8 GB minimum memory.
 # Encoding = a 2048-token prompt and one generated token; generating 8192 tokens = a context
 # that grows to 8192 tokens from a short prompt (the README gives no prompt length: 1 token).
+# modeling_chatglm.py returns a new ``kv_cache = (key_layer, value_layer)`` tuple per layer and
+# the README recommends transformers 4.30.2, whose generate() holds the previous step's tuple
+# while the next is built: --legacy-kv-cache (engine/estimate/generation.py).
 CHATGLM_CASES: tuple[MeasuredCase, ...] = (
     MeasuredCase(
         "chatglm2-6b-encode-2048",
         CHATGLM2_README,
         "FP16, encoding 2048 tokens: 13.1 GB",
         CHATGLM2_6B,
-        dict(method="inference", precision="fp16", seq_len=2049, output_len=1),
+        dict(
+            method="inference", precision="fp16", seq_len=2049, output_len=1, legacy_kv_cache=True
+        ),
         1,
         13.1 * GB,
         tags=("inference",),
@@ -1028,7 +1044,13 @@ CHATGLM_CASES: tuple[MeasuredCase, ...] = (
         CHATGLM2_README,
         "FP16, generating 8192 tokens: 12.8 GB",
         CHATGLM2_6B,
-        dict(method="inference", precision="fp16", seq_len=8192, output_len=8191),
+        dict(
+            method="inference",
+            precision="fp16",
+            seq_len=8192,
+            output_len=8191,
+            legacy_kv_cache=True,
+        ),
         1,
         12.8 * GB,
         tags=("inference",),
@@ -1252,9 +1274,48 @@ LITGPT_PHI_FALCON: tuple[MeasuredCase, ...] = tuple(
     ),
 )  # fmt: skip
 
+# ---- Qwen (v1) README: inference with the remote-code modeling_qwen.py, which returns a new
+# ``present = (key, value)`` tuple per layer (transformers>=4.32,<4.38 in requirements.txt):
+# generate() holds the previous step's cache while the next is built (--legacy-kv-cache).
+# "GB" taken as GiB as for the finetune profile (the 7B rows cannot be 1e9 bytes: 15.2e9 is
+# less than the 15.44e9 bytes of bf16 weights).  No prompt length is stated: 1 token.
+# (a) "Inference Performance" (A100-SXM4-80G, PyTorch 2.0.1, CUDA 11.8, FlashAttention 2):
+#     BF16 chat models generating 2048 tokens.  Left out: Int8/Int4 (GPTQ, no slotwise
+#     format) and 72B BF16 (split over 2 GPUs by device_map, the figure is their sum).
+# (b) "Quantization of KV cache", row "no" (A100-SXM4-80G, PyTorch 2.0.1, CUDA 11.4,
+#     Qwen-7B-Chat BF16): generated length sl at batch 1, and batch bs at 1024 generated
+#     tokens (bs=1 is the sl=1024 run; bs 64/100 ran out of memory).
+_QWEN1_INFER = dict(method="inference", precision="bf16", legacy_kv_cache=True)
+QWEN1_INFERENCE: tuple[MeasuredCase, ...] = tuple(
+    MeasuredCase(
+        f"qwen1-{size}-chat-generate-2048", QWEN_V1_INFERENCE,
+        f"Qwen-{size.upper()}-Chat BF16 generating 2048 tokens: {gib} GB", arch,
+        dict(seq_len=2049, output_len=2048, micro_batch=1, **_QWEN1_INFER),
+        1, gib * GIB, tags=("qwen", "inference"),
+    )
+    for size, arch, gib in (("1.8b", QWEN1_1_8B, 4.23), ("7b", QWEN1_7B, 16.99),
+                            ("14b", QWEN1_14B, 30.15))
+) + tuple(
+    MeasuredCase(
+        f"qwen1-7b-chat-generate-sl{sl}", QWEN_V1_KV_CACHE,
+        f"Qwen-7B-Chat BF16, no KV-cache quantization, batch 1, sl={sl}: {gib} GB", QWEN1_7B,
+        dict(seq_len=sl + 1, output_len=sl, micro_batch=1, **_QWEN1_INFER),
+        1, gib * GIB, tags=("qwen", "inference"),
+    )
+    for sl, gib in ((512, 15.2), (1024, 16.3), (2048, 17.6), (4096, 19.5), (8192, 23.2))
+) + tuple(
+    MeasuredCase(
+        f"qwen1-7b-chat-generate-bs{bs}", QWEN_V1_KV_CACHE,
+        f"Qwen-7B-Chat BF16, no KV-cache quantization, bs={bs}, 1024 generated: {gib} GB",
+        QWEN1_7B, dict(seq_len=1025, output_len=1024, micro_batch=bs, **_QWEN1_INFER),
+        1, gib * GIB, tags=("qwen", "inference"),
+    )
+    for bs, gib in ((4, 24.1), (16, 31.7), (32, 48.7))
+)  # fmt: skip
+
 NEW_CASES: tuple[MeasuredCase, ...] = (
     LITGPT_HUB_MORE + TORCHTUNE_MORE + TORCHTITAN_CASES + QWEN_FINETUNE_CASES
-    + QWEN25_INFERENCE + QWEN3_INFERENCE + GOOGLE_CASES + CHATGLM_CASES
+    + QWEN25_INFERENCE + QWEN3_INFERENCE + QWEN1_INFERENCE + GOOGLE_CASES + CHATGLM_CASES
     + HUGGING_FACE_CASES + LITGPT_PHI_FALCON + PEFT_MC_CASES
 )  # fmt: skip
 

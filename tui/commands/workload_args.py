@@ -53,6 +53,7 @@ _FLAG_OF_FIELD = {
     "users": "--users",
     "tokens_per_user_s": "--tokens-per-user-s",
     "output_len": "--output-len",
+    "legacy_kv_cache": "--legacy-kv-cache",
     "serving_engine": "--serving-engine",
     "checkpoint_mode": "--checkpoint-mode",
     "activation_offload": "--activation-offload",
@@ -209,6 +210,14 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
             "generated tokens per request, part of --seq-len (default: half of it); memory "
             "peaks at the larger of the prompt's prefill and the end of generation"
         ),
+    )
+    s.add_argument(
+        "--legacy-kv-cache",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="model code that returns a new tuple of past keys/values each step (transformers "
+        "< 4.36, remote code such as Qwen v1, ChatGLM2): the old and new caches coexist at the "
+        "end of each decode step; default off",
     )
     s.add_argument(
         "--serving-engine",
@@ -371,6 +380,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "users",
         "tokens_per_user_s",
         "output_len",
+        "legacy_kv_cache",
         "serving_engine",
         "checkpoint_mode",
         "activation_offload",
