@@ -973,7 +973,7 @@ QWEN25_INFERENCE: tuple[MeasuredCase, ...] = tuple(
 # RMSNorm copies that transformers 4.51.3's Qwen3 code does not chunk; and the input-1 rows
 # of 1.7B, 14B and 32B sit *below* weights + a 2049-token cache, which a whole-run peak cannot.
 # So the published figure behaves like the memory in use during decoding, not the prefill
-# peak; the Qwen2.5 table (same script, transformers 4.46) does show the prefill.  slotwise
+# peak; the Qwen2.5 table (same protocol, transformers 4.46) does show the prefill.  slotwise
 # models the prefill (engine/estimate/generation.py) and is not tuned to this table: its
 # long-input rows read 7-19 % high.  The FP8, GPTQ-Int8 and AWQ rows are not cases: Qwen's
 # FP8 checkpoints keep the embedding and LM head in bf16 (``--precision fp8`` stores every
