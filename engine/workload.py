@@ -166,6 +166,10 @@ class Workload(BaseModel):
     # base layer's 16-bit input as it is, one copy shared by the modules that read it
     # (torchtune, litgpt, models DeepSpeed casts whole).  None = "none".
     lora_input_cast: LoraInputCast | None = None
+    # DoRA (Liu et al. 2024, arXiv:2402.09353; PEFT ``LoraConfig(use_dora=True)``): LoRA plus a
+    # trained magnitude vector per adapted module, whose forward keeps the base layer's output
+    # and the adapter's output for the backward (engine/estimate/activations.py). None = off.
+    dora: bool | None = None
     # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
     recipe: str | None = None
     # Serving (inference only; engine.estimate.serving): concurrent users the build serves,

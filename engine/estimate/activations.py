@@ -63,6 +63,17 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
   v keeps the whole qkv output alive: ``e (q_dim + k_dim)`` more, unless ``expand_kv`` copied
   v: litgpt repeats grouped-query k and v to every head before attention in training
   (``k.expand(...)`` + ``reshape``, ``model.py``), so attention keeps k and v as wide as q.
+* DoRA (``--dora``; Liu et al. 2024, arXiv:2402.09353; PEFT ``lora/dora.py``
+  ``DoraLinearLayer.forward``): the output is ``(m / ||W + BA|| - 1) * base_result + m /
+  ||W + BA|| * lora_B(lora_A(x)) * scaling`` with the trained magnitude ``m``, so both products
+  keep their other operand for ``m``'s gradient: the base layer's output (``e`` x out_features;
+  with dropout on PEFT recomputes it as ``F.linear(dropout(x), W.to(x.dtype))`` in the
+  adapter's input dtype) and the adapter's output (out_features in the adapter's input dtype:
+  4 bytes for PEFT's fp32 cast, else ``e``).  With dropout on, that ``F.linear`` also keeps the
+  cast weight for the input's gradient: a copy of every adapted weight in the adapter's input
+  dtype (none for a 16-bit base without a cast; for a 4-bit base the dequantized weight), for
+  every layer (one layer under recompute).  The weight norm ``||W + BA||`` is detached and its
+  ``W + BA`` buffers live only during one module's forward; not counted.
 
 Layers are not all alike.  Each layer is a token mixer (attention, a Mamba mixer, or none)
 followed by an FFN (dense, MoE, or none), as ``layer_types`` / ``mlp_layer_types`` say
@@ -139,6 +150,7 @@ from dataclasses import dataclass
 
 from slotwise.engine.estimate.params import (
     FOUR_NORM_MODEL_TYPES,
+    adapted_weight_elements,
     expert_intermediate,
     head_dim,
     is_attention,
@@ -313,24 +325,45 @@ def _input_saved(workload: Workload) -> set[str]:
     return set()  # frozen 16-bit weights: the adapters keep their own copies instead
 
 
-def _lora_adapter_bytes(workload: Workload, e: float, in_features: dict[str, int]) -> float:
-    """What the adapters keep besides a shared input, for each adapted module present: with a
-    per-module cast (PEFT fp32 adapters) its own copy of the input (the dropped one when dropout
-    is on, plus the mask) and its rank-r output; otherwise the dropout's dropped input and mask
-    (none when the dropout is 0: an ``nn.Identity``)."""
+def _lora_adapter_bytes(workload: Workload, e: float, shapes: dict[str, tuple[int, int]]) -> float:
+    """What the adapters keep besides a shared input, for each adapted module present
+    (``shapes``: module -> (in_features, out_features)): with a per-module cast (PEFT fp32
+    adapters) its own copy of the input (the dropped one when dropout is on, plus the mask) and
+    its rank-r output; otherwise the dropout's dropped input and mask (none when the dropout is
+    0: an ``nn.Identity``); with DoRA also the base and adapter outputs (module docstring)."""
     if workload.method not in ("lora", "qlora"):
         return 0.0
     targets = set(workload.lora_targets)
     if workload.fused_qkv and targets & {"q", "k", "v"}:
         targets = (targets - {"k", "v"}) | {"q"}  # one adapter, one dropout for q, k and v
-    present = [t for t in targets if t in in_features]
+    present = [t for t in targets if t in shapes]
     mask = DROPOUT_MASK_BYTES if workload.lora_dropout_on else 0.0
     copy = lora_copy_bytes(workload, e)
+    b = 0.0
     if copy:
-        return sum((copy + mask) * in_features[t] + copy * workload.lora_rank for t in present)
+        b += sum((copy + mask) * shapes[t][0] + copy * workload.lora_rank for t in present)
+    elif workload.lora_dropout_on:
+        b += sum((e + DROPOUT_MASK_BYTES) * shapes[t][0] for t in present)
+    if workload.dora:  # per adapted module (litgpt's fused qkv has no DoRA)
+        modules = [t for t in set(workload.lora_targets) if t in shapes]
+        adapter_b = copy or e
+        base_b = adapter_b if workload.lora_dropout_on else e
+        b += sum((base_b + adapter_b) * shapes[t][1] for t in modules)
+    return b
+
+
+def dora_weight_copy_bytes(arch: ModelPreset, workload: Workload, e: float) -> float:
+    """DoRA with dropout on: the cast (or dequantized) copy of each adapted weight that
+    ``F.linear`` keeps, for every layer, or for the one layer being recomputed."""
+    if not workload.dora or workload.method not in ("lora", "qlora"):
+        return 0.0
     if not workload.lora_dropout_on:
         return 0.0
-    return sum((e + DROPOUT_MASK_BYTES) * in_features[t] for t in present)
+    per_element = lora_copy_bytes(workload, e) or (e if workload.method == "qlora" else 0.0)
+    total = adapted_weight_elements(arch, workload.lora_targets) * per_element
+    if workload.checkpointing:
+        total /= max(1, arch.num_hidden_layers)
+    return total
 
 
 def _attention_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
@@ -345,7 +378,10 @@ def _attention_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
         b += e * h
     if "o" in saved:
         b += e * dims.o_dim
-    return b + _lora_adapter_bytes(workload, e, {"q": h, "k": h, "v": h, "o": dims.o_dim})
+    shapes = {
+        "q": (h, dims.q_dim), "k": (h, dims.k_dim), "v": (h, dims.v_dim), "o": (dims.o_dim, h),
+    }  # fmt: skip
+    return b + _lora_adapter_bytes(workload, e, shapes)
 
 
 def _ssm_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
@@ -372,7 +408,11 @@ def _ffn_bytes(dims: LayerDims, workload: Workload, e: float, mlp: str) -> float
         b += e * h
     if "down" in saved:
         b += e * inter
-    adapted = {"gate": h, "up": h, "down": inter} if dims.mlp_gated else {"up": h, "down": inter}
+    adapted = (
+        {"gate": (h, inter), "up": (h, inter), "down": (inter, h)}
+        if dims.mlp_gated
+        else {"up": (h, inter), "down": (inter, h)}
+    )
     return b + _lora_adapter_bytes(workload, e, adapted)
 
 
@@ -465,7 +505,7 @@ def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, t
     if workload.checkpointing:
         per_token += max(per_kind.values(), default=0.0)  # the layer being recomputed
     per_token += backward_working_bytes_per_token(dims, e)
-    return tokens * per_token / tp
+    return (tokens * per_token + dora_weight_copy_bytes(arch, workload, e)) / tp
 
 
 def backward_working_bytes_per_token(dims: LayerDims, e: float) -> float:

@@ -76,6 +76,7 @@ from slotwise.engine.estimate.kvcache import kv_elements, ssm_state_elements
 from slotwise.engine.estimate.params import (
     ParamCounts,
     count_params,
+    dora_params,
     linear_params_by_module,
     lora_params,
     lora_target_names,
@@ -408,6 +409,8 @@ def memory_per_gpu(
             )
     else:  # lora / qlora
         n_adapter = lora_params(arch, workload.lora_targets, workload.lora_rank)
+        if workload.dora:
+            n_adapter += dora_params(arch, workload.lora_targets)
         if workload.method == "qlora":
             linear = _linear_weights(arch)
             largest = _largest_linear_weights(arch)
@@ -506,6 +509,11 @@ def memory_per_gpu(
                 )
             else:
                 notes.append("LoRA dropout off: no dropped copies of the adapted inputs")
+            if workload.dora:
+                notes.append(
+                    "DoRA: magnitude vectors trained with the adapters; the base and adapter "
+                    "outputs of each adapted module kept for their gradient (PEFT lora/dora.py)"
+                )
             copy = lora_copy_bytes(workload, e)
             if copy:
                 how = "fp32, no autocast" if workload.lora_input_cast == "fp32" else "autocast"

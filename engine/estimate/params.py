@@ -470,6 +470,27 @@ def lora_params(arch: ModelPreset, targets: tuple[str, ...] | list[str], rank: i
     return total
 
 
+def _adapted_shapes(arch: ModelPreset, targets: tuple[str, ...] | list[str]) -> list[LinearShape]:
+    """The linear-layer families ``targets`` adapt (the Mamba projections too for all-linear,
+    as :func:`lora_params` counts them)."""
+    by_mod = linear_params_by_module(arch)
+    shapes = [s for t in dict.fromkeys(targets) if t in by_mod for s in by_mod[t]]
+    if set(LORA_MODULE_NAMES) <= set(targets):
+        shapes += list(by_mod["ssm"])
+    return shapes
+
+
+def dora_params(arch: ModelPreset, targets: tuple[str, ...] | list[str]) -> int:
+    """DoRA's trained magnitude vectors: one entry per output feature of each adapted layer
+    (PEFT ``DoraLinearLayer.weight``, the column norms of ``W + BA``)."""
+    return sum(s.count * s.out_features for s in _adapted_shapes(arch, targets))
+
+
+def adapted_weight_elements(arch: ModelPreset, targets: tuple[str, ...] | list[str]) -> int:
+    """Elements of the frozen weights that ``targets`` adapt, over the whole model."""
+    return sum(s.count * s.in_features * s.out_features for s in _adapted_shapes(arch, targets))
+
+
 def lora_target_names(arch: ModelPreset, targets: tuple[str, ...] | list[str]) -> str:
     """The adapted layers as the model has them, for the user: the chosen targets this model
     has (a two-matrix MLP has no ``gate``, a pure Mamba model has no attention or MLP), plus,

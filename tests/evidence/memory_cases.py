@@ -1148,9 +1148,10 @@ HUGGING_FACE_CASES: tuple[MeasuredCase, ...] = (
 # of the 20,000 samples a run draws is taken at the 768-token cap (not verified by tokenizing
 # MetaMathQA: no copy of it or of the Llama 3 tokenizer here; were it shorter, the estimates
 # would read high).  GPU: NVIDIA L40S 48 GB (meta_info.system_info), torch 2.13, transformers
-# 5.13.1.  Left out: every method slotwise cannot state exactly (DoRA's weight-norm
-# activations, LoRA-FA's frozen A, block-diagonal, MiCA, AdaLoRA, IA3, prompt/prefix tuning,
-# BOFT/OFT, VeRA, ...) and the results of other PEFT methods that are not plain LoRA.
+# 5.13.1, PEFT d787f51 (the runs' ``peft-commit-hash``; lora/layer.py ``Linear.forward``,
+# lora/variants.py ``DoraLinearVariant.forward`` and lora/dora.py are as at 5d602fd on the paths
+# used here).  Left out: every method slotwise cannot state exactly (LoRA-FA's frozen A,
+# block-diagonal LoRA, MiCA, AdaLoRA, IA3, prompt/prefix tuning, BOFT/OFT, VeRA, ...).
 PEFT_METHOD_COMPARISON = (
     "https://github.com/huggingface/peft/blob/5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40/"
     "method_comparison/MetaMathQA/results/"
@@ -1193,6 +1194,11 @@ PEFT_MC_CASES: tuple[MeasuredCase, ...] = (
              dict(method="lora", lora_rank=10, lora_targets=("gate", "up", "down"),
                   **_PEFT_MC_LORA),
              24698159104, "LoRA r=10 on gate_proj, up_proj, down_proj, fp32 adapters"),
+    # DoRA: LoRA plus trained magnitude vectors (use_dora=True), --dora.
+    _peft_mc("lora--llama-3.2-3B-rank32-dora",
+             dict(method="lora", lora_rank=32, lora_targets=("q", "v"), dora=True,
+                  **_PEFT_MC_LORA),
+             24532484096, "DoRA r=32 on q_proj, v_proj (use_dora=True), fp32 adapters"),
 )  # fmt: skip
 
 # ---- litgpt rows on phi and Falcon (two-matrix GELU MLPs, parallel attention + MLP), added

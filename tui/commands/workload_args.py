@@ -69,6 +69,7 @@ _FLAG_OF_FIELD = {
     "compile_loss": "--compile-loss",
     "nf4_backend": "--nf4-backend",
     "lora_input_cast": "--lora-input-cast",
+    "dora": "--dora",
     "zero_buckets": "--zero-buckets",
     "recipe": "--recipe",
 }
@@ -329,6 +330,13 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "(default) = the adapters share the base layer's input",
     )
     g.add_argument(
+        "--dora",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="LoRA with DoRA's magnitude vectors (PEFT use_dora=True): keeps each adapted "
+        "module's base and adapter outputs; default off",
+    )
+    g.add_argument(
         "--zero-buckets",
         type=_text("zero_buckets"),
         metavar="N",
@@ -396,6 +404,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "compile_loss",
         "nf4_backend",
         "lora_input_cast",
+        "dora",
         "zero_buckets",
     ):
         value = getattr(args, dest, None)
