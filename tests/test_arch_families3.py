@@ -576,3 +576,41 @@ def test_granite_4_h_small_moe_hybrid_is_llama_cpps_count():
     c = count_params(preset)
     assert c.total == 32_207_337_984
     assert abs(c.active - 9e9) <= 0.5e9  # IBM: '9B active'
+
+
+# ------------------------------------------------------------- Granite 3.x MoE (granitemoe)
+
+
+def _granite_3b_a800m(**change: object) -> dict:
+    """granite-3.1-3b-a800m-instruct's config.json fields as a planner quotes them (code index
+    id 71463455676); attention_bias absent = GraniteMoeConfig's false."""
+    cfg = {"architectures": ["GraniteMoeForCausalLM"], "hidden_act": "silu",
+           "hidden_size": 1536, "intermediate_size": 512, "max_position_embeddings": 131072,
+           "model_type": "granitemoe", "num_attention_heads": 24, "num_experts_per_tok": 8,
+           "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 40,
+           "rope_theta": 10000000.0, "tie_word_embeddings": True,
+           "vocab_size": 49155}  # fmt: skip
+    return {**cfg, **change}
+
+
+def test_granite_3b_a800m_shape_is_the_guardians_count():
+    """Shape test: 32 x (GQA 24/8 heads of 64, router 40 x 1536, 40 experts with input_linear
+    2 x 512 x 1536 and output_linear 1536 x 512, two RMSNorms), tied embedding.
+    3,298,793,472 is ibm-granite/granite-guardian-3.2-3b-a800m's count at revision 3de033d8
+    (code index id 68688959620), a fine-tune of this shape."""
+    preset, warnings = arch_from_config(_granite_3b_a800m(), source="g3", name="x")
+    c = count_params(preset)
+    h = 1536
+    layer = 2 * h * h + 2 * h * 512 + 40 * h + 40 * 3 * h * 512 + 2 * h
+    assert c.total == 49155 * h + 32 * layer + h == 3_298_793_472
+    assert c.moe_layers == 32 and not warnings
+    assert c.total - c.active == 32 * (40 - 8) * 3 * h * 512
+
+
+def test_granitemoeshared_adds_the_shared_mlp():
+    plain, _ = arch_from_config(_granite_3b_a800m(), source="g", name="x")
+    shared, _ = arch_from_config(
+        _granite_3b_a800m(model_type="granitemoeshared", shared_intermediate_size=1024),
+        source="g", name="x",
+    )  # fmt: skip
+    assert count_params(shared).total - count_params(plain).total == 32 * 3 * 1536 * 1024

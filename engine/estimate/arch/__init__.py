@@ -5,7 +5,7 @@ Pure data mapping (no I/O, no network): :mod:`engine.hub` fetches a config.json 
 function in one of the family modules (:mod:`.decoders` Llama-style, :mod:`.moe`, :mod:`.gpt`
 GPT-2/J/NeoX/OPT/Falcon/phi/Qwen v1, :mod:`.hybrid` Mamba/Jamba/Nemotron-H/Granite 4.0, :mod:`.alibi`
 BLOOM, :mod:`.nas` Nemotron-NAS,
-:mod:`.linear_attention` Qwen3.5/Qwen3-Next, :mod:`.more_families` Granite 3.x/MPT/ERNIE 4.5/SmolLM3/EXAONE 3/GLM-4-0414/Qwen2-VL) that reads the
+:mod:`.linear_attention` Qwen3.5/Qwen3-Next, :mod:`.more_families` Granite 3.x (dense and MoE)/MPT/ERNIE 4.5/SmolLM3/EXAONE 3/GLM-4-0414/Qwen2-VL) that reads the
 family's field names and aliases, fills absent keys with the family's ``transformers`` config
 class defaults (listed in the preset's notes) and describes what differs from a Llama-style
 decoder (biases, LayerNorm vs RMSNorm, two-matrix MLPs, tied embeddings, MoE layout, sliding or
@@ -118,6 +118,8 @@ FAMILIES: dict[str, Family] = {
     "qwen3_next": linear_attention.qwen3_next,
     # More Llama-style and MoE families (engine.estimate.arch.more_families)
     "granite": more_families.granite,
+    "granitemoe": more_families.granitemoe,
+    "granitemoeshared": more_families.granitemoe,
     "mpt": more_families.mpt,
     "ernie4_5": more_families.ernie4_5,
     "smollm3": more_families.smollm3,

@@ -12,6 +12,14 @@ family's ``modeling_<family>.py``:
   ``logits_scaling``) multiply activations and hold no weights, so they change no count.
   ``GraniteConfig`` defaults are Llama's (vocab 32000, hidden 4096, intermediate 11008,
   32 layers, 32 heads, KV heads = heads, untied).
+* Granite 3.x MoE (``granitemoe``: granite-3.0/3.1-1b-a400m and -3b-a800m, Granite Guardian
+  3.2 3b-a800m; ``granitemoeshared``: the same with a shared MLP): the attention of Granite
+  (q/k/v/o with ``attention_bias``) and in every layer ``block_sparse_moe``: a bias-free router
+  ``Linear(hidden, num_local_experts)`` and ``GraniteMoeParallelExperts`` ``input_linear``
+  (``2 x intermediate_size`` x hidden: gate and up) and ``output_linear`` (hidden x
+  ``intermediate_size``) per expert, i.e. SwiGLU experts of ``intermediate_size``;
+  ``granitemoeshared`` adds ``shared_mlp`` of ``shared_intermediate_size`` (0: none).
+  ``GraniteMoeConfig`` defaults (code index id 51924376919) are Llama's plus 8 experts, top 2.
 * MPT (MosaicML MPT-7B / 30B, ``MptForCausalLM``, ``models/mpt/modeling_mpt.py``): ``wte``
   ``vocab x d_model`` (tied to the output), per ``MptBlock`` ``norm_1`` and ``norm_2``
   (LayerNorm whose bias is set to ``None``: a weight only), ``attn.Wqkv`` ``d_model ->
@@ -81,6 +89,20 @@ def granite(r: ConfigReader) -> Fields:
     r.notes.append(
         "Granite: Llama layout; embedding/attention/residual multipliers and logits_scaling "
         "scale activations and add no weights"
+    )
+    return f
+
+
+def granitemoe(r: ConfigReader) -> Fields:
+    f = decoder_fields(r, GRANITE)
+    f["num_experts"] = r.num("num_local_experts", default=8)
+    f["num_experts_per_tok"] = r.num("num_experts_per_tok", default=2)
+    shared = r.num("shared_intermediate_size", default=0, minimum=0)
+    if shared:
+        f["shared_expert_intermediate_size"] = shared
+    r.notes.append(
+        f"Granite MoE: {f['num_experts']} SwiGLU experts of {f['intermediate_size']} in every "
+        "layer" + (f", shared MLP of {shared}" if shared else "")
     )
     return f
 
