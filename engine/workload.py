@@ -147,6 +147,18 @@ class Workload(BaseModel):
     # torchtitan compiled the loss with ``training.compile`` until Dec 18 2024 and again from
     # Feb 2025, ``compile.components = ["model", "loss"]`` since Aug 2025).  None = as compile.
     compile_loss: bool | None = None
+    # The 4-bit base matmul keeps its input although its backward never reads it: bitsandbytes
+    # before 0.43.2 (July 2024; PR #1270), ``MatMul4Bit.forward``: ``ctx.tensors = (A, B)``, a
+    # plain ctx attribute that the backward does not free, so it lives as long as the step's
+    # autograd graph.  None = on with the bitsandbytes backend (the versions the published
+    # QLoRA peaks were measured with), off with torchao (torchtune's ``linear_nf4`` keeps only
+    # the weight).
+    nf4_keeps_input: bool | None = None
+    # The training loop still holds the previous step's logits and loss while the next forward
+    # runs (litgpt's finetune loops rebind ``logits`` and ``loss`` only when the next step has
+    # computed them), so that step's autograd graph is alive, with whatever its nodes hold
+    # outside save_for_backward (the ``nf4_keeps_input`` inputs).  None = off.
+    keeps_previous_graph: bool | None = None
     # Which library stores QLoRA's NF4 weights: "bitsandbytes" (transformers / PEFT / TRL,
     # Unsloth, litgpt, Answer.AI: the quantization constants are module state that FSDP neither
     # shards nor offloads) or "torchao" (torchtune's NF4Tensor: the constants are inner tensors
@@ -224,6 +236,15 @@ class Workload(BaseModel):
         if self.compile_loss is None:
             return bool(self.compile)
         return self.compile_loss
+
+    @property
+    def nf4_input_kept(self) -> bool:
+        """QLoRA's 4-bit matmuls keep their inputs (see ``nf4_keeps_input``)."""
+        if self.method != "qlora":
+            return False
+        if self.nf4_keeps_input is None:
+            return self.nf4_backend != "torchao"
+        return self.nf4_keeps_input
 
     @property
     def lora_dropout_on(self) -> bool:

@@ -27,8 +27,11 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
   on litgpt's phi-1.5 rows (tests/evidence, Dec 2026) the SwiGLU count had been 27-49 % high;
 * the *input* of a linear layer is kept only when something needs it in backward: its weight is
   trained (full fine-tuning), a dropout-free LoRA adapter's ``lora_A`` matmul takes it as it
-  is, or the base weight is a bitsandbytes 4-bit weight (``MatMul4Bit`` saves its input whenever
-  any input needs a gradient, bitsandbytes ``autograd/_functions.py``): q/k/v share one input
+  is, or the base weight is a bitsandbytes 4-bit weight of a version before 0.43.2
+  (``nf4_keeps_input``; ``MatMul4Bit.forward`` stored ``ctx.tensors = (A, B)`` whenever any
+  input needs a gradient, though its backward reads only B; bitsandbytes PR #1270, July 2024,
+  "delete useless buffered activation": "the bug that caused a lot of memory issues with
+  QLoRA"; torchao's ``linear_nf4``, torchtune's QLoRA, never kept it): q/k/v share one input
   (``e h``), o (``e o_dim``), gate/up share one (``e h``), down (``e i``).  A frozen 16-bit
   base weight does not keep its input: autograd saves a matmul operand only for the gradient
   that needs it (``mm``: ``self`` is saved for ``mat2``'s gradient, which a frozen weight does
@@ -98,6 +101,17 @@ a Mamba mixer plus its (dense or MoE) FFN.  A layer with both sub-blocks has the
   (one per 256-2048 tokens) are negligible.  The ``in_proj`` input (``e h``) is kept when its
   weight is trained or 4-bit, or carries a LoRA adapter (all-linear targets).  While the mixer's backward runs it holds the gradients of what it
   saved (the same widths).
+
+The previous step's graph (``keeps_previous_graph``, litgpt's finetune loops: ``logits`` and
+``loss`` are rebound only when the next step has computed its own): saved tensors are freed by
+the backward, but ``ctx.tensors`` is a plain attribute of the graph node, freed only with the
+graph.  So under ``nf4_keeps_input`` every 4-bit input of the previous step (per token:
+``e (h + o_dim)`` per attention layer, ``e (h + i)`` per FFN, ``e h`` for a Fabric 4-bit LM
+head) is alive at the end of the next forward, where it takes the place of the backward working
+set when larger (:func:`nf4_inputs_bytes_per_token`).  Without recompute only: reentrant
+checkpointing runs the forward under ``no_grad``, so no node keeps anything.  On the litgpt
+config-hub QLoRA rows (bitsandbytes 0.42.0, tests/evidence) this moved Llama 2 7B from -15 % to
+-4 % and Mistral 7B from -15 % to -3 %.
 
 Activation recompute (``--grad-checkpointing``, one checkpoint per decoder layer as in HF
 ``gradient_checkpointing_enable`` and torchtune) keeps only each layer's input (``e h``) and
@@ -314,10 +328,10 @@ def _input_saved(workload: Workload) -> set[str]:
     """Linear modules whose input autograd keeps for the base layer or a shared adapter input
     (see module docstring)."""
     every = {"q", "k", "v", "o", "gate", "up", "down"}
-    if workload.method in ("full", "pretrain") or workload.method == "qlora":
+    if workload.method in ("full", "pretrain") or workload.nf4_input_kept:
         return every
     if (
-        workload.method == "lora"
+        workload.method in ("lora", "qlora")
         and not lora_copy_bytes(workload, 2.0)
         and not workload.lora_dropout_on
     ):
@@ -504,8 +518,26 @@ def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, t
     per_token = kept
     if workload.checkpointing:
         per_token += max(per_kind.values(), default=0.0)  # the layer being recomputed
-    per_token += backward_working_bytes_per_token(dims, e)
+    working = backward_working_bytes_per_token(dims, e)
+    if workload.keeps_previous_graph and workload.nf4_input_kept and not workload.checkpointing:
+        # The previous step's 4-bit inputs are alive until this step's forward and loss are
+        # done, i.e. at the end of the forward, in place of the backward's working set.
+        working = max(working, nf4_inputs_bytes_per_token(dims, workload, e))
+    per_token += working
     return (tokens * per_token + dora_weight_copy_bytes(arch, workload, e)) / tp
+
+
+def nf4_inputs_bytes_per_token(dims: LayerDims, workload: Workload, e: float) -> float:
+    """Every 4-bit matmul input of one forward (``nf4_keeps_input``), per token: q/k/v's shared
+    input and o's per attention layer, gate/up's and down's per FFN, a Mamba ``in_proj``'s, and
+    the LM head's under Lightning Fabric (``fabric_bnb``: the head is 4-bit too)."""
+    total = 0.0
+    for (mixer, mlp), n in dims.kinds:
+        width = {"attention": dims.hidden + dims.o_dim, "ssm": dims.hidden}.get(mixer, 0)
+        if mlp != "none":
+            width += dims.hidden + dims.inter(mlp)
+        total += n * e * width
+    return total + (e * dims.hidden if workload.fabric_bnb else 0.0)
 
 
 def backward_working_bytes_per_token(dims: LayerDims, e: float) -> float:

@@ -429,6 +429,13 @@ def memory_per_gpu(
                     "too; weights quantized from fp16, so a dequantized weight exists in fp16 "
                     "and in the compute dtype at once"
                 )
+            if workload.nf4_input_kept:
+                carried = " and the previous step's (--keeps-previous-graph)"
+                notes.append(
+                    "qlora: every 4-bit matmul keeps its input for the step (bitsandbytes "
+                    "before 0.43.2; --no-nf4-keeps-input for newer)"
+                    + (carried if workload.keeps_previous_graph else "")
+                )
             notes.append(
                 f"qlora: {linear / 1e9:.2f}B linear weights in NF4 "
                 f"({NF4_BITS_PER_PARAM:.3f} bit each), {(P - linear) / 1e9:.2f}B (embeddings, "

@@ -29,7 +29,9 @@ Sources (read Dec 2026):
   ``litgpt/model.py`` never ties the LM head to the embedding, computes q, k and v with one
   ``Linear`` (``CausalSelfAttention.attn``; LoRA: one ``LoRAQKVLinear`` with one dropout) and
   repeats grouped-query k and v to every head before ``scaled_dot_product_attention``
-  (``k.expand(...)`` in training); ``--quantize bnb.nf4`` goes
+  (``k.expand(...)`` in training); ``finetune/lora.py`` rebinds ``logits`` and ``loss`` only
+  once the next step has computed them, so the previous step's graph lives through the next
+  forward; ``--quantize bnb.nf4`` goes
   through Lightning Fabric's ``BitsandbytesPrecision`` (every ``nn.Linear`` replaced, LM head
   included; weights quantized from fp16).
 * torchtitan: ``train_configs/llama3_8b.toml`` at commit 9dec370 (the one its Dec 2024
@@ -177,6 +179,7 @@ RECIPES: dict[str, Recipe] = {
                 _d("fabric_bnb", True, FABRIC_BNB, "qlora"),
                 _d("fused_qkv", True, LITGPT_MODEL),
                 _d("expand_kv", True, LITGPT_MODEL),
+                _d("keeps_previous_graph", True, LITGPT_LORA, "qlora"),
             ),
         ),
         Recipe(

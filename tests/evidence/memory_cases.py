@@ -170,11 +170,22 @@ def organisation_of(source: str) -> str:
 # (batches are padded to their longest sample, so the peak is at 1304).
 # litgpt's own model and quantization path (both tables): the LM head is never tied to the
 # embedding (lit_gpt/model.py) and QLoRA goes through Lightning Fabric's BitsandbytesPrecision
-# (every nn.Linear 4-bit, quantized from fp16); see engine/estimate/memory.py.
-_LITGPT_MODEL = dict(separate_lm_head=True, fabric_bnb=True, fused_qkv=True, expand_kv=True)
+# (every nn.Linear 4-bit, quantized from fp16); see engine/estimate/memory.py.  Its attention
+# computes q, k, v with one Linear (one LoRA adapter and dropout for the three) and repeats
+# grouped-query k/v to every head in training (--fused-qkv, --expand-kv).  QLoRA ran on
+# bitsandbytes 0.42.0 (litgpt pyproject.toml pinned it until Dec 2024), whose MatMul4Bit kept
+# every 4-bit input as a ctx attribute (nf4_keeps_input, the default for bitsandbytes), and the
+# finetune loop keeps the previous step's logits/loss (so its graph) until the next step has
+# computed its own (keeps_previous_graph).  In the 2023 table that carry-over is not at the
+# peak: iteration 0 is the longest sample (lit-gpt 8641822 finetune/lora.py: get_batch(...,
+# longest_seq_ix if iter_num == 0 else None)) and the next batches are shorter.
+_LITGPT_MODEL = dict(
+    separate_lm_head=True, fabric_bnb=True, fused_qkv=True, expand_kv=True,
+    keeps_previous_graph=True,
+)  # fmt: skip
 _LIT23 = dict(
     master_weights=False, grad_checkpointing=False, lora_rank=8, lora_targets=("q", "v"),
-    seq_len=1304, **_LITGPT_MODEL,
+    seq_len=1304, **{**_LITGPT_MODEL, "keeps_previous_graph": False},
 )  # fmt: skip
 # litgpt config hub: A10G, bf16-true, Alpaca2k truncated at max_seq_length 512, no activation
 # checkpointing (litgpt finetune does not enable it).

@@ -64,6 +64,8 @@ _FLAG_OF_FIELD = {
     "separate_lm_head": "--separate-lm-head",
     "fabric_bnb": "--fabric-bnb",
     "fused_qkv": "--fused-qkv",
+    "nf4_keeps_input": "--nf4-keeps-input",
+    "keeps_previous_graph": "--keeps-previous-graph",
     "expand_kv": "--expand-kv",
     "compile": "--compile",
     "compile_loss": "--compile-loss",
@@ -289,6 +291,20 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "too, dequantized weights in fp16 and bf16 at once; default off",
     )
     g.add_argument(
+        "--nf4-keeps-input",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="qlora: each 4-bit matmul keeps its input for the whole step (bitsandbytes before "
+        "0.43.2); default on with bitsandbytes, off with torchao",
+    )
+    g.add_argument(
+        "--keeps-previous-graph",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the training loop holds the previous step's logits/loss during the next forward "
+        "(litgpt): with --nf4-keeps-input its 4-bit inputs are alive then; default off",
+    )
+    g.add_argument(
         "--fused-qkv",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -400,6 +416,8 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "fabric_bnb",
         "fused_qkv",
         "expand_kv",
+        "nf4_keeps_input",
+        "keeps_previous_graph",
         "compile",
         "compile_loss",
         "nf4_backend",
