@@ -430,10 +430,13 @@ def memory_per_gpu(
                     "and in the compute dtype at once"
                 )
             if workload.nf4_input_kept:
-                carried = " and the previous step's (--keeps-previous-graph)"
+                carried = (
+                    "; the loop keeps the previous step's graph, so its inputs are alive "
+                    "through the next forward"
+                )
                 notes.append(
                     "qlora: every 4-bit matmul keeps its input for the step (bitsandbytes "
-                    "before 0.43.2; --no-nf4-keeps-input for newer)"
+                    "before 0.43.2; newer versions keep none)"
                     + (carried if workload.keeps_previous_graph else "")
                 )
             notes.append(
