@@ -150,9 +150,9 @@ class Workload(BaseModel):
     # The 4-bit base matmul keeps its input although its backward never reads it: bitsandbytes
     # before 0.43.2 (July 2024; PR #1270), ``MatMul4Bit.forward``: ``ctx.tensors = (A, B)``, a
     # plain ctx attribute that the backward does not free, so it lives as long as the step's
-    # autograd graph.  None = on with the bitsandbytes backend (the versions the published
-    # QLoRA peaks were measured with), off with torchao (torchtune's ``linear_nf4`` keeps only
-    # the weight).
+    # autograd graph.  None = off: the bitsandbytes a QLoRA run installs today (0.43.2 and
+    # later) no longer does this, and torchao's ``linear_nf4`` (torchtune) never did.  Set it
+    # for a run on an older bitsandbytes (e.g. litgpt, which pinned 0.42.0 until Dec 2024).
     nf4_keeps_input: bool | None = None
     # The training loop still holds the previous step's logits and loss while the next forward
     # runs (litgpt's finetune loops rebind ``logits`` and ``loss`` only when the next step has
@@ -242,9 +242,7 @@ class Workload(BaseModel):
         """QLoRA's 4-bit matmuls keep their inputs (see ``nf4_keeps_input``)."""
         if self.method != "qlora":
             return False
-        if self.nf4_keeps_input is None:
-            return self.nf4_backend != "torchao"
-        return self.nf4_keeps_input
+        return bool(self.nf4_keeps_input)
 
     @property
     def lora_dropout_on(self) -> bool:

@@ -174,14 +174,14 @@ def organisation_of(source: str) -> str:
 # computes q, k, v with one Linear (one LoRA adapter and dropout for the three) and repeats
 # grouped-query k/v to every head in training (--fused-qkv, --expand-kv).  QLoRA ran on
 # bitsandbytes 0.42.0 (litgpt pyproject.toml pinned it until Dec 2024), whose MatMul4Bit kept
-# every 4-bit input as a ctx attribute (nf4_keeps_input, the default for bitsandbytes), and the
+# every 4-bit input as a ctx attribute (nf4_keeps_input, set here: today's default is off), and the
 # finetune loop keeps the previous step's logits/loss (so its graph) until the next step has
 # computed its own (keeps_previous_graph).  In the 2023 table that carry-over is not at the
 # peak: iteration 0 is the longest sample (lit-gpt 8641822 finetune/lora.py: get_batch(...,
 # longest_seq_ix if iter_num == 0 else None)) and the next batches are shorter.
 _LITGPT_MODEL = dict(
     separate_lm_head=True, fabric_bnb=True, fused_qkv=True, expand_kv=True,
-    keeps_previous_graph=True,
+    keeps_previous_graph=True, nf4_keeps_input=True,
 )  # fmt: skip
 _LIT23 = dict(
     master_weights=False, grad_checkpointing=False, lora_rank=8, lora_targets=("q", "v"),
@@ -190,10 +190,14 @@ _LIT23 = dict(
 # litgpt config hub: A10G, bf16-true, Alpaca2k truncated at max_seq_length 512, no activation
 # checkpointing (litgpt finetune does not enable it).
 _HUB = dict(master_weights=False, grad_checkpointing=False, seq_len=512, **_LITGPT_MODEL)
-# Answer.AI fsdp_qlora train.py defaults (see the cases below).
+# Answer.AI fsdp_qlora train.py defaults (see the cases below).  Measured in March 2024 on
+# bitsandbytes 0.43.0/0.43.1 (README @02fe695: "pip install bitsandbytes>=0.43.0"; "be sure to
+# pass --reentrant_checkpointing True to avoid triggering a bug in bitsandbytes which results in
+# high memory usage (a fix is in progress)" - the MatMul4Bit ctx.tensors input that PR #1270
+# removed in 0.43.2), so the 4-bit inputs are kept (nf4_keeps_input; today's default is off).
 _AAI = dict(
     lora_rank=64, lora_targets=("q", "k", "v", "gate", "up", "down"), grad_checkpointing=True,
-    master_weights=False, parallel="zero3",
+    master_weights=False, parallel="zero3", nf4_keeps_input=True,
 )  # fmt: skip
 
 ORIGINAL_CASES: tuple[MeasuredCase, ...] = (

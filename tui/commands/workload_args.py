@@ -295,7 +295,7 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         action=argparse.BooleanOptionalAction,
         default=None,
         help="qlora: each 4-bit matmul keeps its input for the whole step (bitsandbytes before "
-        "0.43.2); default on with bitsandbytes, off with torchao",
+        "0.43.2, e.g. litgpt until Dec 2024); default off (bitsandbytes 0.43.2+, torchao)",
     )
     g.add_argument(
         "--keeps-previous-graph",
