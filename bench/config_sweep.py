@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from slotwise.engine.estimate.arch import arch_from_config  # noqa: E402
-from slotwise.engine.estimate.arch.reader import ArchConfigError  # noqa: E402
-from slotwise.engine.estimate.params import count_params  # noqa: E402
+from slotwise.engine.model.arch import arch_from_config  # noqa: E402
+from slotwise.engine.model.arch.reader import ArchConfigError  # noqa: E402
+from slotwise.engine.model.params import count_params  # noqa: E402
 
 _NOT_MODEL = ("preprocessor", "tokenizer", "generation", "processor", "adapter", "quant")
 

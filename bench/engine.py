@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment  # noqa: E402
-from slotwise.engine.evaluate import evaluate  # noqa: E402
+from slotwise.engine.check.evaluate import evaluate  # noqa: E402
 from slotwise.engine.workload import Workload  # noqa: E402
 from slotwise.parts.catalog import load_catalog  # noqa: E402
 

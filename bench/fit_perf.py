@@ -24,7 +24,7 @@ from slotwise.engine.estimate import layout  # noqa: E402
 from slotwise.engine.estimate import throughput as tp_mod  # noqa: E402
 from slotwise.engine.estimate.compute import flops_per_token  # noqa: E402
 from slotwise.engine.estimate.links import default_links  # noqa: E402
-from slotwise.engine.estimate.params import count_params  # noqa: E402
+from slotwise.engine.model.params import count_params  # noqa: E402
 from slotwise.engine.workload import Workload  # noqa: E402
 from tests.evidence import perf_cases  # noqa: E402
 

@@ -39,7 +39,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
 from slotwise.engine.estimate import estimate  # noqa: E402
-from slotwise.engine.estimate.params import linear_params_by_module  # noqa: E402
+from slotwise.engine.model.params import linear_params_by_module  # noqa: E402
 from slotwise.engine.workload import Workload  # noqa: E402
 from slotwise.parts.schema import Gpu, ModelPreset  # noqa: E402
 from tests.evidence.memory_cases import (  # noqa: E402
@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             published = None if args.layers else c.measured_bytes
             jobs.append((c.id, shrink(c.arch, args.layers), c.make_workload(), published))
     else:
-        from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
+        from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
         from slotwise.parts.catalog import CatalogError, load_catalog
         from slotwise.tui.cli import UsageError
         from slotwise.tui.commands.workload_args import workload_from_args

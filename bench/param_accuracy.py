@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from slotwise.engine.estimate.arch import arch_from_config  # noqa: E402
-from slotwise.engine.estimate.params import count_params  # noqa: E402
+from slotwise.engine.model.arch import arch_from_config  # noqa: E402
+from slotwise.engine.model.params import count_params  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "configs"
 _UNIT = {"M": 1e6, "B": 1e9, "T": 1e12, "": 1.0}

@@ -8,7 +8,7 @@ prints the computed worst case at the wall next to the published maximum, one li
 line: ``power_max_abs_err=X%`` (largest |error| over every reference built).
 
 EVIDENCE SPLIT, fixed in code before anything was fitted (``fit_systems``): the fans/board/BMC
-share (engine.power_model.FANS_BOARD_SHARE) is derived from the earliest-published reference
+share (engine.check.power_model.FANS_BOARD_SHARE) is derived from the earliest-published reference
 only (DGX H100, 2022).  Every other reference is held out.  DGX H200 uses the same system and
 parts as DGX H100 apart from the GPU memory, so it is reported but is not independent evidence;
 DGX B200 and DGX B300 are the independent held-out checks.  DGX A100 (6.5 kW) is listed but not
@@ -32,8 +32,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "bench
 sys.path.insert(0, str(_ROOT))
 
 from slotwise.engine.build import Build, DriveFit  # noqa: E402
-from slotwise.engine.evaluate import evaluate  # noqa: E402
-from slotwise.engine.power_model import (  # noqa: E402
+from slotwise.engine.check.evaluate import evaluate  # noqa: E402
+from slotwise.engine.check.power_model import (  # noqa: E402
     FANS_BOARD_SHARE,
     efficiency_at,
     efficiency_class,

@@ -21,8 +21,8 @@ _ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _ROOT / "bench"]
 sys.path.insert(0, str(_ROOT))
 
-from slotwise.engine.estimate.resolve import resolve_arch  # noqa: E402
-from slotwise.engine.suggest import suggest  # noqa: E402
+from slotwise.engine.model.resolve import resolve_arch  # noqa: E402
+from slotwise.engine.plan.suggest import suggest  # noqa: E402
 from slotwise.engine.workload import Workload  # noqa: E402
 from slotwise.parts.catalog import load_catalog  # noqa: E402
 

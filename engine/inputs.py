@@ -35,10 +35,10 @@ InputName = Literal[
     "target_days",
     # the hardware the workload is estimated on
     "gpu",
-    # TCO (engine.tco.TcoInputs)
+    # TCO (engine.cost.tco.TcoInputs)
     "kwh_price",
     "cloud_gpu_hour",
-    # build search (engine.suggest.Constraints and its options)
+    # build search (engine.plan.suggest.Constraints and its options)
     "chassis",
     "max_power_w",
     "max_nodes",

@@ -374,7 +374,7 @@ def loads_json(
     is written by Python's ``json.dump``, which writes ``float("inf")`` as ``Infinity``, and
     some real ones hold it (NVIDIA's Nemotron-H: ``"time_step_limit": [0.0, Infinity]``).  For
     those the literals are read as floats; every field the estimator uses must still be a
-    finite whole number (``engine.estimate.arch.reader.ConfigReader`` refuses anything else)."""
+    finite whole number (``engine.model.arch.reader.ConfigReader`` refuses anything else)."""
     if bracket_depth(text, "json", stop_at=max_depth) > max_depth:
         raise _too_deep(where, what, max_depth)
     try:

@@ -342,7 +342,7 @@ MlpType = Literal["dense", "moe", "none"]
 
 class SsmSpec(_Frozen):
     """A state-space (Mamba) mixer's shape, as ``MambaConfig`` / ``Mamba2Config`` /
-    ``JambaConfig`` / ``NemotronHConfig`` define it (``engine.estimate.arch.hybrid``)."""
+    ``JambaConfig`` / ``NemotronHConfig`` define it (``engine.model.arch.hybrid``)."""
 
     version: Literal[1, 2]
     d_inner: ModelWidth = Field(description="expand x hidden_size (Mamba-2: heads x head_dim)")
@@ -381,8 +381,8 @@ class ModelPreset(Record):
 
     The fields after ``attention_bias`` describe what differs from a Llama-style decoder (SwiGLU
     MLP, RMSNorm, no biases, untied unless ``tie_word_embeddings``); their defaults are the
-    Llama values, so a Llama-style preset needs none of them.  ``engine.estimate.arch`` fills
-    them from a config.json per model family; ``engine.estimate.params`` counts from them.
+    Llama values, so a Llama-style preset needs none of them.  ``engine.model.arch`` fills
+    them from a config.json per model family; ``engine.model.params`` counts from them.
     """
 
     kind: Literal["model"] = "model"

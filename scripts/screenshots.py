@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from slotwise.engine.build import Build  # noqa: E402
-from slotwise.engine.edits import AddBridge, Place, SetCount, SetWorkload  # noqa: E402
+from slotwise.engine.build.edits import AddBridge, Place, SetCount, SetWorkload  # noqa: E402
 from slotwise.engine.workload import Workload  # noqa: E402
 from slotwise.parts.catalog import Catalog, load_catalog  # noqa: E402
 
@@ -73,7 +73,7 @@ def free_gpu_slot(catalog: Catalog) -> str:
 async def pin_two_options(pilot) -> None:
     """Option A: the demo build as it is (2 PSUs: a power error); option B, pinned from it: a
     copy with every PSU bay filled.  The toasts are cleared once shown (deterministic shots)."""
-    from slotwise.engine.edits import SetCount
+    from slotwise.engine.build.edits import SetCount
 
     app = pilot.app
     b = app.history.current

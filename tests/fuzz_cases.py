@@ -179,7 +179,7 @@ def _check_report(report: Any) -> None:
 
 
 def _evaluate(build: Any, catalog: Any) -> None:
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
 
     _check_report(evaluate(build, catalog))
 
@@ -189,7 +189,7 @@ def _evaluate(build: Any, catalog: Any) -> None:
 
 def case_bom(rnd: random.Random, tmp: Path) -> str:
     from slotwise.engine.bom import export_bom, read_bom
-    from slotwise.engine.report import Report
+    from slotwise.engine.check.report import Report
 
     cat = bundled_catalog()
     src = rnd.choice(_examples())
@@ -257,7 +257,7 @@ def _config_dict(rnd: random.Random) -> dict:
 
 def case_config(rnd: random.Random, tmp: Path) -> str:
     from slotwise.engine.bom import read_bom
-    from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
+    from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
     from slotwise.engine.workload import Workload
 
     cat = bundled_catalog()
@@ -277,8 +277,8 @@ def case_config(rnd: random.Random, tmp: Path) -> str:
 
 
 def case_autosave(rnd: random.Random, tmp: Path) -> str:
-    from slotwise.engine.autosave import AutosaveStore
     from slotwise.engine.bom import read_bom
+    from slotwise.tui.autosave import AutosaveStore
 
     cat = bundled_catalog()
     loaded = read_bom(rnd.choice(_examples()), cat)
@@ -298,7 +298,7 @@ def case_autosave(rnd: random.Random, tmp: Path) -> str:
 
 
 def case_prices(rnd: random.Random, tmp: Path) -> str:
-    from slotwise.engine.pricing import PriceError, load_prices
+    from slotwise.engine.cost.pricing import PriceError, load_prices
 
     if rnd.random() < 0.3:
         text = "sku,price,currency,example\nSYS-421GE-TNRT,12345.5,USD,true\nX,1,USD,false\n"
@@ -339,8 +339,8 @@ HTTP_DEADLINE_S = 0.5
 def case_http(rnd: random.Random, tmp: Path) -> str:
     from faulty_http import faulty_server
 
-    from slotwise.engine import pricing
-    from slotwise.engine.hub import HubError, fetch_config
+    from slotwise.engine.cost import pricing
+    from slotwise.engine.model.hub import HubError, fetch_config
 
     route = rnd.choice(HTTP_ROUTES)
     old_env = {k: os.environ.get(k) for k in ("SLOTWISE_HF_ENDPOINT", "SLOTWISE_CACHE_DIR")}

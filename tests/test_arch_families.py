@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from slotwise.engine.estimate.arch import arch_from_config
-from slotwise.engine.estimate.params import count_params
+from slotwise.engine.model.arch import arch_from_config
+from slotwise.engine.model.params import count_params
 
 ROOT = Path(__file__).parent / "fixtures" / "configs"
 PUBLISHED = tomllib.loads((ROOT / "PUBLISHED.toml").read_text(encoding="utf-8"))
@@ -493,7 +493,7 @@ def test_mamba_ssm_package_configs_without_model_type():
 
 
 def test_hybrid_mamba_ssm_checkpoints_are_refused_clearly():
-    from slotwise.engine.estimate.arch import ArchConfigError
+    from slotwise.engine.model.arch import ArchConfigError
 
     cfg = {"d_model": 64, "n_layer": 4, "vocab_size": 100, "ssm_cfg": {"layer": "Mamba2"},
            "attn_layer_idx": [2], "d_intermediate": 128}  # fmt: skip

@@ -1,4 +1,4 @@
-"""Families added by the second families pass (issue #12 item 1): engine.estimate.arch.more_families.
+"""Families added by the second families pass (issue #12 item 1): engine.model.arch.more_families.
 
 Each family has a real config.json copy under tests/fixtures/configs/ (PUBLISHED.toml names its
 source and the publisher's figure; tests/test_arch_families.py checks the total against it).
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
-from slotwise.engine.estimate.params import count_params
+from slotwise.engine.model.arch import ArchConfigError, arch_from_config
+from slotwise.engine.model.params import count_params
 from tests.evidence.published_configs import PUBLISHED, load
 
 

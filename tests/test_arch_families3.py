@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
 from slotwise.engine.estimate.kvcache import kv_elements
-from slotwise.engine.estimate.params import count_params, lora_params
+from slotwise.engine.model.arch import ArchConfigError, arch_from_config
+from slotwise.engine.model.params import count_params, lora_params
 from tests.evidence.published_configs import PUBLISHED, load
 
 

@@ -7,8 +7,8 @@ import sys
 
 def test_evaluate_and_the_arch_mapping_do_not_import_httpx():
     code = (
-        "import sys, slotwise.engine.evaluate, slotwise.engine.estimate, slotwise.engine.estimate.arch, "
-        "engine.estimate.resolve; print('httpx' in sys.modules)"
+        "import sys, slotwise.engine.check.evaluate, slotwise.engine.estimate, slotwise.engine.model.arch, "
+        "engine.model.resolve; print('httpx' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
@@ -18,7 +18,7 @@ def test_fetching_from_the_hub_does_import_httpx(tmp_path):
     """The check above can fail: a Hub fetch really uses httpx (here against a closed local
     port, so it fails fast and falls back to a clear error)."""
     code = (
-        "import sys, slotwise.engine.hub as h\n"
+        "import sys, slotwise.engine.model.hub as h\n"
         "try:\n"
         "    h.fetch_config('org/model')\n"
         "except Exception:\n"

@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
-from slotwise.engine.estimate.params import count_params
+from slotwise.engine.model.arch import ArchConfigError, arch_from_config
+from slotwise.engine.model.params import count_params
 from tests.evidence.published_configs import PUBLISHED, ROOT, load
 
 # ------------------------------------------------------------------------------------ BLOOM
@@ -57,7 +57,7 @@ def test_bloom_with_a_bad_width_names_the_field():
 
 
 def test_nemotron_nas_ffn_mult_rounds_up_to_256_as_decilm_does():
-    from slotwise.engine.estimate.arch.nas import ffn_mult_to_intermediate_size as width
+    from slotwise.engine.model.arch.nas import ffn_mult_to_intermediate_size as width
 
     # int(2 * mult * 8192 / 3), rounded up to a multiple of 256
     assert [width(m, 8192) for m in (5.25, 2.625, 1.3125, 1.0, 0.5)] == [
@@ -68,8 +68,8 @@ def test_nemotron_nas_ffn_mult_rounds_up_to_256_as_decilm_does():
 def test_nemotron_super_49b_counts_each_block_and_skips_the_no_ops():
     """49 of 80 layers keep attention (8 KV heads), every layer keeps an MLP of its own width;
     a norm precedes each block present.  49,867,145,216 is the checkpoint's safetensors total."""
-    from slotwise.engine.estimate.arch.nas import ffn_mult_to_intermediate_size as width
     from slotwise.engine.estimate.kvcache import kv_elements_per_token
+    from slotwise.engine.model.arch.nas import ffn_mult_to_intermediate_size as width
 
     cfg, preset, c, _ = load("nemotron-super-49b")
     h, v, hd = 8192, 128256, 128
@@ -284,7 +284,7 @@ def test_gated_deltanet_layers_keep_a_fixed_state_not_a_kv_cache():
 
 
 def test_gated_deltanet_projections_are_adapted_only_by_all_linear_lora():
-    from slotwise.engine.estimate.params import LORA_MODULE_NAMES, lora_params
+    from slotwise.engine.model.params import LORA_MODULE_NAMES, lora_params
 
     _, preset, _, _ = load("qwen3.5-27b")
     h, k, v, vh = 5120, 16 * 128, 48 * 128, 48

@@ -11,8 +11,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from slotwise.engine.atomic import atomic_write_bytes, atomic_write_text
-from slotwise.engine.autosave import (
+from slotwise.engine.bom.meta import BomMeta
+from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
+from slotwise.engine.build.edits import AddBridge, Place, SetEnv
+from slotwise.engine.store.atomic import atomic_write_bytes, atomic_write_text
+from slotwise.engine.workload import Workload
+from slotwise.tui.autosave import (
     LEGACY_FILE,
     STATE_ENV,
     TRASH_KEEP,
@@ -21,10 +25,6 @@ from slotwise.engine.autosave import (
     AutosaveStore,
     LockHolder,
 )
-from slotwise.engine.bom.meta import BomMeta
-from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
-from slotwise.engine.edits import AddBridge, Place, SetEnv
-from slotwise.engine.workload import Workload
 
 T0 = datetime(2026, 12, 1, 3, 0, 0, tzinfo=UTC)
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from slotwise.engine.autosave import Autosave, AutosaveStore
-from slotwise.engine.edits import Place
+from slotwise.engine.build.edits import Place
+from slotwise.tui.autosave import Autosave, AutosaveStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -192,9 +192,9 @@ def test_app_killed_by_sighup_resumes_exactly(tmp_path):
 DRIVER = textwrap.dedent(
     """
     import sys, time
-    from slotwise.engine.autosave import Autosave, AutosaveStore
+    from slotwise.tui.autosave import Autosave, AutosaveStore
     from slotwise.engine.build import Build
-    from slotwise.engine.edits import Place
+    from slotwise.engine.build.edits import Place
 
     autosave = Autosave(sys.argv[1], build_id="loop")
     build, undo = Build(chassis="SYS-421GE-TNRT"), []

@@ -21,8 +21,8 @@ from slotwise.engine.bom import (
 from slotwise.engine.bom import toml_writer as bom_toml
 from slotwise.engine.bom.locate import KeyLocator
 from slotwise.engine.build import Build
+from slotwise.engine.check.report import Report
 from slotwise.engine.inputs import InputRef, refs
-from slotwise.engine.report import Report
 from slotwise.tui.commands.flags import cli_words
 
 CAT = fixture_catalog()

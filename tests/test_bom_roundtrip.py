@@ -14,7 +14,7 @@ from slotwise.engine.bom import BomMeta, export_bom, import_bom
 from slotwise.engine.bom import toml_writer as bom_toml
 from slotwise.engine.bom.items import canonical_build
 from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
-from slotwise.engine.report import Budget, Finding, Report
+from slotwise.engine.check.report import Budget, Finding, Report
 from slotwise.engine.workload import LORA_MODULES, Workload
 
 CAT = fixture_catalog()

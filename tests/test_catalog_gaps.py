@@ -7,8 +7,8 @@ import json
 import pytest
 
 from slotwise.engine.build import Build
-from slotwise.engine.evaluate import evaluate
-from slotwise.engine.rules.ids import RULES
+from slotwise.engine.check.evaluate import evaluate
+from slotwise.engine.check.rules.ids import RULES
 from slotwise.parts.catalog import load_catalog
 from slotwise.parts.gaps import NEEDS, find_gaps
 from slotwise.parts.schema import MODEL_BY_KIND

@@ -13,7 +13,7 @@ import pytest
 
 from slotwise.engine.bom.items import line_items
 from slotwise.engine.build import Build
-from slotwise.engine.evaluate import evaluate
+from slotwise.engine.check.evaluate import evaluate
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import load_catalog
 
@@ -123,8 +123,8 @@ def mgx_cx8() -> Build:
 
 @pytest.mark.parametrize("make", [hgx_b300, mgx_cx8], ids=["822GS-NB3RT", "422GL-NR"])
 def test_onboard_connectx8_counts_as_the_east_west_fabric(cat, make):
-    from slotwise.engine.evaluate import make_context
-    from slotwise.engine.rules import network, workload_fit
+    from slotwise.engine.check.evaluate import make_context
+    from slotwise.engine.check.rules import network, workload_fit
 
     ctx = make_context(make(), cat, TOO_BIG)
     workload_fit.check(ctx)

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from slotwise.engine.cluster import (
+from slotwise.engine.plan.cluster import (
     SWITCHES,
     cluster_markdown,
     plan_cluster,
@@ -98,8 +98,8 @@ def test_rack_count_follows_the_wall_figure_of_a_real_node():
     from fixtures_catalog.helpers import bundled_catalog
 
     from slotwise.engine.bom import read_bom
-    from slotwise.engine.bom.cluster import wall_power
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
+    from slotwise.engine.plan.for_build import wall_power
 
     path = Path(__file__).parents[1] / "examples" / "hgx-h200-finetune-821ge.toml"
     build = read_bom(path, bundled_catalog()).build

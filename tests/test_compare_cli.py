@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from slotwise.engine.bom import read_bom
-from slotwise.engine.compare import Option, compare_builds
+from slotwise.engine.plan.compare import Option, compare_builds
 from slotwise.parts.catalog import load_catalog
 from slotwise.tui.cli import main
 

@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from slotwise.engine.estimate import estimate
-from slotwise.engine.estimate.params import dora_params, lora_params
+from slotwise.engine.model.params import dora_params, lora_params
 from slotwise.engine.workload import Workload
 from slotwise.tui.commands.workload_args import add_workload_flags, workload_from_args
 from tests.evidence.memory_cases import A100_80GB, LLAMA32_3B, PEFT_MC_CASES

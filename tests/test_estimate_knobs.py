@@ -171,7 +171,7 @@ def test_fsdp_no_sync_keeps_unsharded_gradients_only_while_accumulating():
 
 
 def test_fsdp_layer_grads_give_lora_a_gradient_for_every_layer_weight():
-    from slotwise.engine.estimate.params import count_params
+    from slotwise.engine.model.params import count_params
 
     c = count_params(LLAMA32_3B)
     layers = c.total - c.embedding - c.lm_head - c.other

@@ -40,7 +40,7 @@ import statistics
 import pytest
 
 from slotwise.engine.estimate import estimate
-from slotwise.engine.estimate.params import count_params
+from slotwise.engine.model.params import count_params
 from tests.evidence.memory_cases import (
     A100_80GB,
     CASES,

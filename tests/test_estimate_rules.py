@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from slotwise.engine.estimate import estimate, min_gpus, suggest_changes
 from slotwise.engine.estimate.constants import GIB, NF4_BITS_PER_PARAM
 from slotwise.engine.estimate.memory import _in_flight_bytes, trainable_state_bytes
-from slotwise.engine.estimate.params import count_params, linear_params_by_module, lora_params
+from slotwise.engine.model.params import count_params, linear_params_by_module, lora_params
 from slotwise.engine.workload import LORA_TARGET_SETS, Workload
 from slotwise.parts.schema import Gpu
 from tests.evidence.memory_cases import (

@@ -11,9 +11,9 @@ import math
 import pytest
 
 from slotwise.engine.build import BridgeFit, Build
+from slotwise.engine.check.evaluate import evaluate
 from slotwise.engine.estimate import estimate
 from slotwise.engine.estimate.links import build_links, default_links
-from slotwise.engine.evaluate import evaluate
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import load_catalog
 from tests.evidence.perf_cases import ARCHS, EXTRA_GPUS

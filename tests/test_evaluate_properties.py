@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from slotwise.engine.build import Build, Environment
-from slotwise.engine.edits import (
+from slotwise.engine.build.edits import (
     AddBridge,
     EditError,
     Move,
@@ -26,9 +26,9 @@ from slotwise.engine.edits import (
     SetWorkload,
     apply_all,
 )
-from slotwise.engine.evaluate import evaluate
-from slotwise.engine.report import SEVERITY_ORDER
-from slotwise.engine.rules.ids import RULES
+from slotwise.engine.check.evaluate import evaluate
+from slotwise.engine.check.report import SEVERITY_ORDER
+from slotwise.engine.check.rules.ids import RULES
 from slotwise.engine.workload import Workload
 
 GARBAGE = ["", "NOPE", "1 ", "../etc", "ü", "XEON-8480+"]

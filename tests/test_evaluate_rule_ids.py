@@ -11,9 +11,9 @@ import pytest
 from fixtures_catalog.helpers import H200, base_build, one, run
 
 from slotwise.engine.build import BridgeFit
-from slotwise.engine.evaluate import FAMILIES
-from slotwise.engine.rules.family import RuleFamily, evaluation_order
-from slotwise.engine.rules.ids import EVALUATE_RULES, INTERNAL_RULE, RULE_FAMILIES, RULES
+from slotwise.engine.check.evaluate import FAMILIES
+from slotwise.engine.check.rules.family import RuleFamily, evaluation_order
+from slotwise.engine.check.rules.ids import EVALUATE_RULES, INTERNAL_RULE, RULE_FAMILIES, RULES
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
 PREFIXES = {f.name for f in RULE_FAMILIES} | {"engine"}
@@ -21,7 +21,7 @@ ID = re.compile(r"([a-z_]+)\.[a-z0-9_]+")
 
 
 def _tree(name: str) -> ast.Module:
-    return ast.parse((ENGINE / "rules" / f"{name}.py").read_text(encoding="utf-8"))
+    return ast.parse((ENGINE / "check" / "rules" / f"{name}.py").read_text(encoding="utf-8"))
 
 
 def _ids_in(tree: ast.Module, skip: ast.AST | None = None) -> set[str]:
@@ -54,7 +54,7 @@ def test_each_family_emits_exactly_the_ids_it_declares(family):
 
 
 def test_evaluate_emits_its_own_ids_and_the_list_is_the_union():
-    src = (ENGINE / "evaluate.py").read_text(encoding="utf-8")
+    src = (ENGINE / "check" / "evaluate.py").read_text(encoding="utf-8")
     assert _ids_in(ast.parse(src)) | {INTERNAL_RULE} == set(EVALUATE_RULES)
     every = [rid for f in RULE_FAMILIES for rid in f.rules] + list(EVALUATE_RULES)
     assert len(every) == len(set(every)) == len(RULES)
@@ -97,7 +97,7 @@ def test_evaluation_order_is_the_listed_order_moved_only_for_dependencies():
 def test_evaluate_runs_every_declared_family_once():
     assert sorted(name for name, _ in FAMILIES) == sorted(f.name for f in RULE_FAMILIES)
     for name, check in FAMILIES:
-        assert check is importlib.import_module(f"slotwise.engine.rules.{name}").check
+        assert check is importlib.import_module(f"slotwise.engine.check.rules.{name}").check
 
 
 def test_liquid_cooled_card_at_an_air_site():

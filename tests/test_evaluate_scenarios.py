@@ -3,8 +3,8 @@
 from fixtures_catalog.helpers import assert_edit_fixes, bundled_catalog, of_rule
 
 from slotwise.engine.build import BridgeFit, Build, Environment
-from slotwise.engine.edits import apply_all
-from slotwise.engine.evaluate import evaluate
+from slotwise.engine.build.edits import apply_all
+from slotwise.engine.check.evaluate import evaluate
 
 H200 = "NVIDIA-H200-NVL-141GB"
 H100NVL = "NVIDIA-H100-NVL-94GB"

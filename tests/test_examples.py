@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from slotwise.engine.bom import export_bom, import_bom, read_bom
-from slotwise.engine.evaluate import evaluate
+from slotwise.engine.check.evaluate import evaluate
 from slotwise.parts.catalog import load_catalog
 from slotwise.tui.cli import main
 
@@ -45,7 +45,7 @@ def catalog():
 
 
 def test_every_example_is_listed():
-    # price lists for engine.pricing (prices-*.toml) live beside the BOMs; they are not BOMs
+    # price lists for engine.cost.pricing (prices-*.toml) live beside the BOMs; they are not BOMs
     on_disk = {p.name for p in EXAMPLES.glob("*.toml") if not p.name.startswith("prices-")}
     assert on_disk == set(EXPECTED)
     assert sum(1 for v in EXPECTED.values() if v[1] == 0) >= 5

@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from slotwise.engine.bom import read_bom
-from slotwise.engine.bom.cluster import TcoParams, cluster_for_build, tco_for_build
+from slotwise.engine.check.evaluate import evaluate
+from slotwise.engine.cost.pricing import load_prices
 from slotwise.engine.estimate import estimate
-from slotwise.engine.estimate.resolve import resolve_arch
-from slotwise.engine.evaluate import evaluate
-from slotwise.engine.pricing import load_prices
+from slotwise.engine.model.resolve import resolve_arch
+from slotwise.engine.plan.for_build import TcoParams, cluster_for_build, tco_for_build
 from slotwise.parts.catalog import load_catalog
 from slotwise.tui.cli import main
 
@@ -150,7 +150,7 @@ def test_tco_section_shows_inputs_and_break_even(capsys, catalog, tmp_path):
     assert "x 80% utilization x PUE 1.3" in md
     assert "at 0.15 USD/kWh" in md
     assert "2 GPUs at 2 USD per GPU-hour" in md
-    # the figures are engine.tco's for this build and price list
+    # the figures are engine.cost.tco's for this build and price list
     build, report = _loaded(bom, catalog)
     pl = load_prices(PRICES)
     bt = tco_for_build(

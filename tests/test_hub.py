@@ -1,6 +1,6 @@
-"""engine/hub.py against a REAL HTTP server on 127.0.0.1 (http.server in a thread, port 0).
+"""engine/model/hub.py against a REAL HTTP server on 127.0.0.1 (http.server in a thread, port 0).
 
-Nothing in engine.hub is mocked: httpx talks to the server over TCP, the cache is a real
+Nothing in engine.model.hub is mocked: httpx talks to the server over TCP, the cache is a real
 directory (SLOTWISE_CACHE_DIR = a pytest tmp dir), and the environment switches are real env vars.
 """
 
@@ -15,15 +15,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
-from slotwise.engine.estimate.params import count_params
-from slotwise.engine.hub import (
+from slotwise.engine.model.arch import ArchConfigError, arch_from_config
+from slotwise.engine.model.hub import (
     HubError,
     cache_path,
     config_url,
     fetch_config,
     safetensors_params,
 )
+from slotwise.engine.model.params import count_params
 from slotwise.parts.catalog import BUNDLED_DIR
 from slotwise.parts.schema import ModelPreset
 
@@ -454,7 +454,7 @@ def test_safetensors_missing_or_unreachable_is_none_not_an_error(hub):
 
 
 def test_resolving_a_hub_id_cross_checks_the_count(hub):
-    from slotwise.engine.estimate.resolve import resolve_arch_with_warnings
+    from slotwise.engine.model.resolve import resolve_arch_with_warnings
     from slotwise.engine.workload import Workload
 
     _, agree = resolve_arch_with_warnings(Workload(config="ok/model-8b"), None)  # type: ignore[arg-type]

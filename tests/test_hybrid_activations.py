@@ -19,9 +19,9 @@ from slotwise.engine.estimate.activations import (
     layer_dims,
     training_activation_bytes,
 )
-from slotwise.engine.estimate.arch import arch_from_config
 from slotwise.engine.estimate.compute import attention_flops_fwd, decode_weight_params
-from slotwise.engine.estimate.params import count_params
+from slotwise.engine.model.arch import arch_from_config
+from slotwise.engine.model.params import count_params
 from slotwise.engine.workload import Workload
 
 ROOT = Path(__file__).parent / "fixtures" / "configs"
@@ -189,7 +189,7 @@ def test_all_linear_lora_adapts_the_mamba_projections():
     """PEFT "all-linear" adapts every nn.Linear but the output layer; a Mamba-1 layer's are
     in_proj (h -> 2d), x_proj (d -> dt_rank + 2N), dt_proj (dt_rank -> d) and out_proj (d -> h).
     LoRA r adds r (in + out) per Linear (Hu et al. 2021).  Attention names match nothing."""
-    from slotwise.engine.estimate.params import linear_params_by_module, lora_params
+    from slotwise.engine.model.params import linear_params_by_module, lora_params
 
     arch = load("mamba-2.8b-hf")
     h, d, n, r = 2560, 5120, 16, 160
@@ -206,7 +206,7 @@ def test_all_linear_lora_adapts_the_mamba_projections():
 
 
 def test_nemotron_h_all_linear_counts_attention_mlp_and_mamba2_projections():
-    from slotwise.engine.estimate.params import lora_params
+    from slotwise.engine.model.params import lora_params
 
     arch = load("nemotron-h-56b")
     h, d, g, n, heads = 8192, 256 * 64, 8, 256, 256

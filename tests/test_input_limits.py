@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from slotwise.engine.autosave import AutosaveStore
 from slotwise.engine.bom import import_bom, read_bom
-from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
-from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
-from slotwise.engine.hub import HubError, fetch_config
-from slotwise.engine.pricing import PriceError, load_prices, parse_csv
+from slotwise.engine.cost.pricing import PriceError, load_prices, parse_csv
+from slotwise.engine.model.arch import ArchConfigError, arch_from_config
+from slotwise.engine.model.hub import HubError, fetch_config
+from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import CatalogError, load_catalog
 from slotwise.parts.safe_io import (
@@ -30,6 +29,7 @@ from slotwise.parts.safe_io import (
     read_text,
     shorten,
 )
+from slotwise.tui.autosave import AutosaveStore
 from slotwise.tui.cli import main as cli_main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -221,7 +221,7 @@ def test_long_sku_is_never_echoed_whole(tmp_path, capsys, size):
 
 
 def test_internal_failure_of_a_rule_is_exit_3_not_ok(tmp_path, capsys, monkeypatch):
-    from slotwise.engine import evaluate as ev
+    from slotwise.engine.check import evaluate as ev
 
     def broken(ctx):
         raise OverflowError("int too large to convert to float")
@@ -240,14 +240,14 @@ def test_internal_failure_of_a_rule_is_exit_3_not_ok(tmp_path, capsys, monkeypat
 
 
 def test_internal_failure_of_the_estimator_is_an_error_finding(tmp_path, capsys, monkeypatch):
-    from slotwise.engine.rules import workload_fit
+    from slotwise.engine.check.rules import workload_fit
 
     def broken(*args, **kwargs):
         raise OverflowError("cannot convert float infinity to integer")
 
     monkeypatch.setattr(workload_fit, "estimate", broken)
     loaded = import_bom(EXAMPLE, CAT)
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
 
     report = evaluate(loaded.build, CAT)
     internal = [f for f in report.findings if f.rule == "engine.internal"]
@@ -532,7 +532,7 @@ def test_zero_heads_from_the_hub_is_a_clear_error(faulty):
 
 
 def test_trickling_price_server_is_cut_off(faulty, monkeypatch):
-    from slotwise.engine import pricing
+    from slotwise.engine.cost import pricing
 
     monkeypatch.setattr(pricing, "TIMEOUT_S", 1.0)
     t0 = time.monotonic()
@@ -560,7 +560,7 @@ def test_config_json_may_hold_python_infinity_but_counted_fields_must_be_finite(
     """Real Hub config.json files are written by Python's json.dump, which writes Infinity
     (Nemotron-H: "time_step_limit": [0.0, Infinity]); loading them must work, and a non-finite
     value in a field the estimator uses is refused by name."""
-    from slotwise.engine.estimate.arch import ArchConfigError, arch_from_config
+    from slotwise.engine.model.arch import ArchConfigError, arch_from_config
 
     cfg = loads_json('{"time_step_limit": [0.0, Infinity]}', "c.json", nonfinite=True)
     assert cfg["time_step_limit"][1] == float("inf")

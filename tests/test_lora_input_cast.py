@@ -13,7 +13,7 @@ import pytest
 
 from slotwise.engine.estimate import estimate
 from slotwise.engine.workload import Workload
-from slotwise.engine.workload_text import build_workload
+from slotwise.engine.workload.text import build_workload
 from slotwise.tui.commands.workload_args import add_workload_flags, workload_from_args
 from tests.evidence.memory_cases import A100_80GB, LLAMA32_3B, PEFT_MC_CASES, MeasuredCase
 

@@ -7,7 +7,7 @@ while the count (rightly) adapted its mixer projections; GPT-2's two-matrix MLP 
 from __future__ import annotations
 
 from slotwise.engine.estimate import estimate
-from slotwise.engine.estimate.params import LORA_MODULE_NAMES, lora_params, lora_target_names
+from slotwise.engine.model.params import LORA_MODULE_NAMES, lora_params, lora_target_names
 from slotwise.engine.workload import Workload
 from tests.evidence.memory_cases import A100_80GB
 from tests.evidence.published_configs import load

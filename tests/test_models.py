@@ -1,4 +1,4 @@
-"""Model presets (parts/data/models.toml) and the parameter counter (engine/estimate/params.py).
+"""Model presets (parts/data/models.toml) and the parameter counter (engine/model/params.py).
 
 The bundled presets are loaded on their own (a catalog directory holding only models.toml) so
 this file tests the presets, not the rest of the catalog.
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slotwise.engine.estimate.params import (
+from slotwise.engine.model.params import (
     LORA_MODULE_NAMES,
     count_params,
     head_dim,

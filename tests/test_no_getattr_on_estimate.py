@@ -12,10 +12,10 @@ import ast
 import re
 from pathlib import Path
 
+from slotwise.engine.check.report import Report
+from slotwise.engine.check.verdict import TargetCheck, Verdict
 from slotwise.engine.estimate import Assumptions, Estimate, MemoryBreakdown
 from slotwise.engine.estimate.serving import Serving
-from slotwise.engine.report import Report
-from slotwise.engine.verdict import TargetCheck, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = (Estimate, MemoryBreakdown, Assumptions, Serving, Report, Verdict, TargetCheck)

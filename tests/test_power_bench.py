@@ -2,7 +2,7 @@
 
 Evidence split (bench.power.fit_systems): the fans/board share is derived from DGX H100 only;
 DGX B200 and DGX B300 are held out.  Every reference must be within +/-10 % of its published
-maximum; the constants in engine.power_model must equal what the bench derives."""
+maximum; the constants in engine.check.power_model must equal what the bench derives."""
 
 import importlib.util
 import sys
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fixtures_catalog.helpers import bundled_catalog
 
-from slotwise.engine.power_model import FANS_BOARD_SHARE, HELD_OUT_MAX_ABS_ERR
+from slotwise.engine.check.power_model import FANS_BOARD_SHARE, HELD_OUT_MAX_ABS_ERR
 
 _PATH = Path(__file__).parents[1] / "bench" / "power.py"
 

@@ -1,8 +1,8 @@
-"""engine.power_model: 80 PLUS curves, redundancy schemes (arithmetic written out)."""
+"""engine.check.power_model: 80 PLUS curves, redundancy schemes (arithmetic written out)."""
 
 import pytest
 
-from slotwise.engine.power_model import (
+from slotwise.engine.check.power_model import (
     UNKNOWN_EFFICIENCY,
     efficiency_at,
     efficiency_class,

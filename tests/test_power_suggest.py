@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from slotwise.engine.evaluate import evaluate
-from slotwise.engine.suggest import Constraints, psu_count_for, suggest
+from slotwise.engine.check.evaluate import evaluate
+from slotwise.engine.plan.suggest import Constraints, psu_count_for, suggest
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import load_catalog
 

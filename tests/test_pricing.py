@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from slotwise.engine.build import BridgeFit, Build
-from slotwise.engine.pricing import (
+from slotwise.engine.cost.pricing import (
     TOKEN_ENV,
     PriceError,
     load_prices,
@@ -207,7 +207,7 @@ def test_offline_env_keeps_the_price_loader_off_the_network(tmp_path, monkeypatc
     """SLOTWISE_OFFLINE is one policy for every fetcher: the price loader must not call out."""
     import httpx
 
-    from slotwise.engine.pricing import PriceError, load_prices
+    from slotwise.engine.cost.pricing import PriceError, load_prices
 
     calls = []
 

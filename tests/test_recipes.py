@@ -10,7 +10,7 @@ import pytest
 from slotwise.engine.estimate import estimate
 from slotwise.engine.estimate.recipes import RECIPES, apply_recipe, recipe_assumptions
 from slotwise.engine.workload import Workload
-from slotwise.engine.workload_text import WorkloadTextError, build_workload, parse_field
+from slotwise.engine.workload.text import WorkloadTextError, build_workload, parse_field
 from slotwise.parts.catalog import Catalog
 from slotwise.tui import cli
 from slotwise.tui.cli import UsageError

@@ -1,4 +1,4 @@
-"""engine/estimate/resolve.py: presets, local config.json files, Hub ids, arch dicts."""
+"""engine/model/resolve.py: presets, local config.json files, Hub ids, arch dicts."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from slotwise.engine.estimate.params import count_params
-from slotwise.engine.estimate.resolve import (
+from slotwise.engine.model.hub import cache_path
+from slotwise.engine.model.params import count_params
+from slotwise.engine.model.resolve import (
     ModelResolveError,
     resolve_arch,
     resolve_arch_with_warnings,
 )
-from slotwise.engine.hub import cache_path
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import BUNDLED_DIR, Catalog, load_catalog
 from slotwise.tui.commands.flags import cli_words

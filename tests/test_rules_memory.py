@@ -3,7 +3,7 @@
 import pytest
 from fixtures_catalog.helpers import H200, assert_edit_fixes, base_build, of_rule, one, run
 
-from slotwise.engine.rules.memory import balanced_counts
+from slotwise.engine.check.rules.memory import balanced_counts
 
 TEN = {str(i): H200 for i in range(1, 11)}
 
@@ -73,7 +73,7 @@ def test_mrdimm_is_an_error_on_a_cpu_that_takes_none():
     from fixtures_catalog.helpers import bundled_catalog
 
     from slotwise.engine.build import Build
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
 
     cat = bundled_catalog()
     b = Build(chassis="SYS-521GE-TNRT", cpu="XEON-8480+", cpu_count=2)
@@ -88,7 +88,7 @@ def test_mrdimm_runs_at_the_cpus_mrdimm_speed():
     from fixtures_catalog.helpers import bundled_catalog
 
     from slotwise.engine.build import Build
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
 
     cat = bundled_catalog()
     # Xeon 6776P: MRDIMM 8000 (heise) -> an 8800 MRDIMM is capped at 8000, not at DDR5-6400.
@@ -111,7 +111,7 @@ def test_the_no_dimms_fix_offers_a_dimm_the_cpu_runs_at_full_speed():
     """On the bundled catalog: a Xeon 6 (DDR5-6400 at 1DPC) is offered DDR5-6400, a 4th Gen
     Xeon (4800) DDR5-4800 — the slowest DIMM that loses no speed, not the alphabetically first."""
     from slotwise.engine.build import Build
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
     from slotwise.parts.catalog import load_catalog
 
     cat = load_catalog()

@@ -6,9 +6,9 @@ import pytest
 from fixtures_catalog.helpers import H200, assert_edit_fixes, base_build, of_rule, one, run
 
 from slotwise.engine.build import Environment
-from slotwise.engine.edits import apply_all
-from slotwise.engine.power_model import FANS_BOARD_SHARE
-from slotwise.engine.rules.power import LOW_LINE_BOUND_W, usable_units
+from slotwise.engine.build.edits import apply_all
+from slotwise.engine.check.power_model import FANS_BOARD_SHARE
+from slotwise.engine.check.rules.power import LOW_LINE_BOUND_W, usable_units
 
 TEN = {str(i): H200 for i in range(1, 11)}
 
@@ -111,7 +111,7 @@ def test_unknown_power_figures_are_listed_as_not_verified():
 
 def test_hgx_fans_board_share_is_derived_when_the_chassis_publishes_none():
     """FIX-HGX-AIR publishes no fans/board/BMC figure: the derived share (0.3138 of the other
-    parts, engine.power_model) stands in.  The fixture's HGX board and DIMM have no power
+    parts, engine.check.power_model) stands in.  The fixture's HGX board and DIMM have no power
     figure, so they are listed and the result is 'not verified'."""
     b = base_build(
         chassis="FIX-HGX-AIR",
@@ -175,7 +175,7 @@ def test_chassis_scheme_redundancy_and_the_looser_user_choice():
     """FIX-HGX-AIR has no scheme; the bundled SYS-821GE-TNHR is specified 4+2 with 6 PSUs."""
     from fixtures_catalog.helpers import bundled_catalog
 
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
 
     b = base_build(
         chassis="SYS-821GE-TNHR",
@@ -206,7 +206,7 @@ def test_eight_h200_nvl_in_421ge_tnrt_at_low_line_is_never_ok():
     from fixtures_catalog.helpers import bundled_catalog
 
     from slotwise.engine.bom import read_bom
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
 
     loaded = read_bom(
         Path(__file__).parents[1] / "examples" / "broken-100v-power.toml", bundled_catalog()

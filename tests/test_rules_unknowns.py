@@ -35,7 +35,7 @@ def test_every_unknown_chassis_figure_is_reported():
         assert one(r, rule).severity == "info", rule
     assert r.errors == 0, [f.message for f in r.of("error")]
     # FIX-BARE publishes no fans/board/BMC figure: the derived share stands in, and says so
-    # (engine.power_model.FANS_BOARD_SHARE, tier C), instead of a silent zero.
+    # (engine.check.power_model.FANS_BOARD_SHARE, tier C), instead of a silent zero.
     labels = [label for label, _ in r.budget("power").parts]
     assert any("fans, board, BMC (derived" in label for label in labels), labels
     assert any("fans, board, BMC" in d for d in r.power.derived)

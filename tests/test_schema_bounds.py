@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from slotwise.engine.build import Build
-from slotwise.engine.pricing import PriceEntry
+from slotwise.engine.cost.pricing import PriceEntry
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import load_catalog
 from slotwise.parts.schema import MODEL_BY_KIND

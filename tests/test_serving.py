@@ -163,7 +163,7 @@ def test_estimate_text_shows_serving_block(capsys):
 
 def _report(workload: Workload):
     from slotwise.engine.build import Build
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
 
     build = Build(
         chassis="SYS-521GE-TNRT",

@@ -1,4 +1,4 @@
-"""engine.suggest on a small synthetic catalog with injected estimator/evaluator: every suggested
+"""engine.plan.suggest on a small synthetic catalog with injected estimator/evaluator: every suggested
 build validates with zero errors, and the ranking equals a brute-force enumeration."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from test_suggest_fixtures import (
     write_catalog,
 )
 
-from slotwise.engine.suggest import (
+from slotwise.engine.plan.suggest import (
     Constraints,
     SuggestError,
     psu_count_for,
@@ -309,7 +309,7 @@ def test_property_suggestions_are_valid_sorted_and_fit(
 
 def test_many_slots_use_the_greedy_placer(cat, monkeypatch):
     """Above EXHAUSTIVE_SLOTS the placer grows sets greedily: still valid, never colliding."""
-    import slotwise.engine.suggest.placement as sg  # the placer reads its own module constant
+    import slotwise.engine.plan.suggest.placement as sg  # the placer reads its own module constant
 
     monkeypatch.setattr(sg, "EXHAUSTIVE_SLOTS", 2)
     wl = Workload(model="x", method="inference")

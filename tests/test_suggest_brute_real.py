@@ -1,6 +1,6 @@
 """Ranking optimality with the REAL rules engine and estimator: on the small synthetic catalog
 (plus the bundled model presets), suggest()'s top builds equal an exhaustive enumeration judged
-by engine.evaluate.evaluate and engine.estimate.estimate."""
+by engine.check.evaluate.evaluate and engine.estimate.estimate."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from test_suggest_fixtures import best_keys, price_list, valid_builds, write_catalog
 
+from slotwise.engine.check.evaluate import evaluate
+from slotwise.engine.check.rules.memory import RATIO_GOOD
 from slotwise.engine.estimate import estimate
-from slotwise.engine.estimate.resolve import resolve_arch
-from slotwise.engine.evaluate import evaluate
-from slotwise.engine.rules.memory import RATIO_GOOD
-from slotwise.engine.suggest import Constraints, suggest
+from slotwise.engine.model.resolve import resolve_arch
+from slotwise.engine.plan.suggest import Constraints, suggest
 from slotwise.engine.workload import Workload
 
 MODELS = Path(__file__).resolve().parents[1] / "parts" / "data" / "models.toml"

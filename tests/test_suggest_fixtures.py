@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
+from slotwise.engine.check.report import Budget, Finding, Report
+from slotwise.engine.cost.pricing import PriceEntry, PriceList, quote_build
 from slotwise.engine.estimate import Assumptions, Estimate, MemoryBreakdown
-from slotwise.engine.pricing import PriceEntry, PriceList, quote_build
-from slotwise.engine.report import Budget, Finding, Report
 from slotwise.parts.catalog import Catalog, load_catalog
 
 SRC = 'source = "https://example.invalid/test-data"'

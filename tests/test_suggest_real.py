@@ -1,12 +1,12 @@
-"""engine.suggest on the bundled catalog with the real evaluator and estimator: every suggested
+"""engine.plan.suggest on the bundled catalog with the real evaluator and estimator: every suggested
 build validates with zero errors, for a range of workloads and every objective."""
 
 from __future__ import annotations
 
 import pytest
 
-from slotwise.engine.evaluate import evaluate
-from slotwise.engine.suggest import Constraints, suggest
+from slotwise.engine.check.evaluate import evaluate
+from slotwise.engine.plan.suggest import Constraints, suggest
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import load_catalog
 
@@ -87,7 +87,7 @@ def test_priced_parts_are_preferred_when_a_price_list_is_loaded(cat):
     (power first), so the priced-first order only applies when there is something to quote."""
     from pathlib import Path
 
-    from slotwise.engine.pricing import load_prices
+    from slotwise.engine.cost.pricing import load_prices
 
     prices = load_prices(str(Path(__file__).parents[1] / "examples" / "prices-example.toml"))
     assert prices.price("DDR5-8800-256GB-MRDIMM") is None
@@ -111,8 +111,8 @@ def test_an_unpriced_part_sorts_after_every_priced_one(cat):
     """The order behind the preference: with only the 256 GB RDIMM priced, it leads the DIMM
     options for the 'gpus' objective although it draws twice the power of the unpriced 32-128 GB
     modules (power first would put it last); without a price list power first still holds."""
-    from slotwise.engine.pricing import PriceEntry, PriceList
-    from slotwise.engine.suggest.fill_in import dimm_options
+    from slotwise.engine.cost.pricing import PriceEntry, PriceList
+    from slotwise.engine.plan.suggest.fill_in import dimm_options
 
     ch, cpu = cat.chassis["SYS-522GA-NRT"], cat.cpus["XEON-6960P"]
     only = PriceList(

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from slotwise.engine.tco import HOURS_PER_MONTH, TcoInputs, compute_tco, tco_markdown
+from slotwise.engine.cost.tco import HOURS_PER_MONTH, TcoInputs, compute_tco, tco_markdown
 
 
 def test_hand_computed_example():

@@ -7,7 +7,7 @@ import argparse
 import pytest
 from pydantic import ValidationError
 
-from slotwise.engine.tco import TcoInputs
+from slotwise.engine.cost.tco import TcoInputs
 from slotwise.tui.commands.tco_args import fraction, pue, years
 
 BASE = {"purchase_price": 1.0, "power_w": 1000.0, "gpus": 8}

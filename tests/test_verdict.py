@@ -1,4 +1,4 @@
-"""The workload verdicts are decided once, in the engine (slotwise.engine.verdict): the target
+"""The workload verdicts are decided once, in the engine (slotwise.engine.check.verdict): the target
 check, the servers a target needs, and the verdict the report carries for the front ends."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from slotwise.engine.bom import read_bom
-from slotwise.engine.evaluate import evaluate
-from slotwise.engine.verdict import TargetCheck, servers_for_target, target_check
+from slotwise.engine.check.evaluate import evaluate
+from slotwise.engine.check.verdict import TargetCheck, servers_for_target, target_check
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import load_catalog
 

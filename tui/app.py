@@ -3,7 +3,7 @@
 State lives here and only here: the catalog, the undo/redo ``History`` of Builds, the
 engine's ``Report`` for the current build, the BOM meta and where it was last exported.
 Every change goes through :meth:`SlotwiseApp.apply_edits`, which applies engine edits,
-re-runs ``engine.evaluate.evaluate`` (pure, < 1 ms) and autosaves.  The catalog is loaded
+re-runs ``engine.check.evaluate.evaluate`` (pure, < 1 ms) and autosaves.  The catalog is loaded
 in a worker thread so the first frame does not wait for it.
 """
 
@@ -31,11 +31,11 @@ from slotwise.tui.state import AppState, BomPricing
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from slotwise.engine.autosave import Autosave, AutosaveEntry, AutosaveStore
     from slotwise.engine.bom.meta import BomMeta, Clock
     from slotwise.engine.build import Build
-    from slotwise.engine.report import Report
+    from slotwise.engine.check.report import Report
     from slotwise.parts.catalog import Catalog
+    from slotwise.tui.autosave import Autosave, AutosaveEntry, AutosaveStore
     from slotwise.tui.history import History
     from slotwise.tui.options import BuildOption
 
@@ -178,7 +178,7 @@ class SlotwiseApp(App[int]):
         if not self._autosave_on:
             return None
         if self._store is None:
-            from slotwise.engine.autosave import AutosaveStore
+            from slotwise.tui.autosave import AutosaveStore
 
             self._store = AutosaveStore(self._state_dir, clock=self.clock)
         return self._store
@@ -239,7 +239,7 @@ class SlotwiseApp(App[int]):
         """Any autosave file on disk (cheap: no parsing, no engine import)."""
         if not self._autosave_on:
             return False
-        from slotwise.engine.local_paths import state_root
+        from slotwise.engine.store.local_paths import state_root
 
         root = Path(self._state_dir).expanduser() if self._state_dir else state_root()
         return (root / "autosave.json").exists() or any((root / "autosaves").glob("*.json"))
@@ -262,7 +262,7 @@ class SlotwiseApp(App[int]):
             from slotwise.engine.bom import read_bom
 
             loaded = read_bom(self.bom_arg, catalog)
-        self.store  # noqa: B018 - import engine.autosave here, off the event loop
+        self.store  # noqa: B018 - import tui.autosave here, off the event loop
         from slotwise.tui.history import History  # noqa: F401 - likewise
 
         self.post_message(CatalogReady(catalog, loaded))
@@ -469,7 +469,7 @@ class SlotwiseApp(App[int]):
     # ------------------------------------------------------------------------- state
     def evaluate_fn(self) -> Callable[[Build, Catalog], Report]:
         if self._evaluate is None:
-            from slotwise.engine.evaluate import evaluate
+            from slotwise.engine.check.evaluate import evaluate
 
             self._evaluate = evaluate
         return self._evaluate
@@ -479,7 +479,7 @@ class SlotwiseApp(App[int]):
         try:
             return self.evaluate_fn()(build, catalog or self.catalog)
         except Exception as exc:  # the engine promises not to raise; be safe anyway
-            from slotwise.engine.report import Finding, Report
+            from slotwise.engine.check.report import Finding, Report
 
             return Report(
                 findings=(
@@ -525,7 +525,7 @@ class SlotwiseApp(App[int]):
         self, edits, label: str, *, coalesce: str | None = None, reload_form: bool = True
     ) -> bool:
         """Apply engine edits as one undo step; False (with a message) if refused/no-op."""
-        from slotwise.engine.edits import EditError, apply_all
+        from slotwise.engine.build.edits import EditError, apply_all
 
         if self.history is None:
             return False
@@ -591,7 +591,7 @@ class SlotwiseApp(App[int]):
                 redo_labels=h.redo_labels,
                 saved=self.saved_build,
             )
-        except OSError as exc:  # engine.autosave.AutosaveError: names the path and cause
+        except OSError as exc:  # tui.autosave.AutosaveError: names the path and cause
             if not self._autosave_warned:
                 self._autosave_warned = True
                 self.notify(str(exc), severity="error", timeout=10)
@@ -646,7 +646,7 @@ class SlotwiseApp(App[int]):
             self.load_now()
             self.query_one("#loading", Static).update(f"slotwise — opening {sku} …")
             return
-        from slotwise.engine.edits import SetChassis
+        from slotwise.engine.build.edits import SetChassis
 
         if self.history is None:
             from slotwise.engine.bom.meta import BomMeta

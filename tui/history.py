@@ -55,7 +55,7 @@ class History:
 
     @classmethod
     def restore(cls, current: Build, undo=(), redo=(), undo_labels=(), redo_labels=()) -> History:
-        """Rebuild from the Build stacks engine.autosave keeps (oldest first), with each
+        """Rebuild from the Build stacks tui.autosave keeps (oldest first), with each
         step's label when the autosave has them (older autosaves do not: "earlier change")."""
         h = cls(current)
         h._undo = list(zip(undo, _labels(undo_labels, len(undo)), strict=True))

@@ -1,5 +1,5 @@
 """The session's options: up to three builds kept side by side, each with its own undo history,
-autosave slot, BOM path and header, so the customer can compare them (engine.compare).
+autosave slot, BOM path and header, so the customer can compare them (engine.plan.compare).
 
 Pure Python, no Textual.  The app keeps one :class:`OptionSet`; the option being edited is the
 active one, the others wait with their state untouched.  Pinning keeps the current build as an
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from slotwise.tui.state import BomPricing
 
 if TYPE_CHECKING:  # the app imports this before its first frame: nothing heavy at import time
-    from slotwise.engine.autosave import Autosave
     from slotwise.engine.bom.meta import BomMeta
     from slotwise.engine.build import Build
+    from slotwise.tui.autosave import Autosave
     from slotwise.tui.history import History
 
 MAX_OPTIONS = 3

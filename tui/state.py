@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from slotwise.engine.autosave import Autosave
     from slotwise.engine.bom.meta import BomMeta
     from slotwise.engine.build import Build
-    from slotwise.engine.report import Report
+    from slotwise.engine.check.report import Report
+    from slotwise.tui.autosave import Autosave
     from slotwise.tui.history import History
     from slotwise.tui.options import BuildOption
 

@@ -35,7 +35,7 @@ Layout (schema 1)::
 export.  Everything else is what the user chose.
 
 Bad files never raise and never lose data.  ``import_bom`` loads whatever it can and lists each
-problem as a :class:`BomFinding` (an ``engine.report.Finding`` with ``file``, ``line``, ``field``),
+problem as a :class:`BomFinding` (an ``engine.check.report.Finding`` with ``file``, ``line``, ``field``),
 severity error unless noted, rule ids:
 
 ==========================  =====================================================================
@@ -69,15 +69,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from slotwise.engine.atomic import atomic_write_text
 from slotwise.engine.bom.items import canonical_build, gpu_inventory, line_items
 from slotwise.engine.bom.locate import KeyLocator
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.bom.toml_writer import dumps as toml_dumps
 from slotwise.engine.build import MAX_SKU_CHARS, BridgeFit, Build, DriveFit, Environment, Sku
+from slotwise.engine.check.report import Finding, Report
+from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.inputs import plain, ref
-from slotwise.engine.report import Finding, Report
-from slotwise.engine.rules.cooling import BTU_PER_W
+from slotwise.engine.store.atomic import atomic_write_text
 from slotwise.engine.workload import Workload
 from slotwise.parts.bounds import PositivePartCount
 from slotwise.parts.catalog import Catalog
@@ -269,7 +269,7 @@ def _summary(build: Build, catalog: Catalog, report: Report) -> dict[str, Any]:
 
 
 def _evaluate(build: Build, catalog: Catalog) -> Report:
-    from slotwise.engine.evaluate import (
+    from slotwise.engine.check.evaluate import (
         evaluate,  # late import: evaluate pulls in every rule module
     )
 

@@ -1,7 +1,7 @@
 """Customer-facing Markdown summary of a BOM: the build, budgets, workload verdict, findings.
 
 ``to_markdown(build, catalog, meta, report, prices=None, currency=None, price_note=None,
-cluster=None, tco=None) -> str``; ``cluster`` / ``tco`` come from engine.bom.cluster and add the
+cluster=None, tco=None) -> str``; ``cluster`` / ``tco`` come from engine.plan.for_build and add the
 "Cluster sizing" / "Total cost of ownership" sections (formatting only here).  Deterministic
 (no clock): the dates shown are the BOM's own ``created`` / ``updated``.  Figures come straight
 from the engine's report; unknown figures are written as "unknown", never guessed.
@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from slotwise.engine.bom.cluster import BuildCluster, BuildTco
 from slotwise.engine.bom.items import canonical_build, gpu_inventory, line_items, slot_order
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.build import Build
-from slotwise.engine.cluster import cluster_markdown
-from slotwise.engine.report import Budget, Finding, Report
-from slotwise.engine.rules.cooling import BTU_PER_W
-from slotwise.engine.tco import tco_markdown
-from slotwise.engine.verdict import verdict
+from slotwise.engine.check.report import Budget, Finding, Report
+from slotwise.engine.check.rules.cooling import BTU_PER_W
+from slotwise.engine.check.verdict import verdict
+from slotwise.engine.cost.tco import tco_markdown
+from slotwise.engine.plan.cluster import cluster_markdown
+from slotwise.engine.plan.for_build import BuildCluster, BuildTco
 from slotwise.parts.catalog import Catalog
 
 GiB = 1024**3
@@ -85,7 +85,7 @@ def to_markdown(
     cluster: BuildCluster | None = None,
     tco: BuildTco | None = None,
 ) -> str:
-    """The summary; ``cluster`` / ``tco`` (from engine.bom.cluster) add their sections."""
+    """The summary; ``cluster`` / ``tco`` (from engine.plan.for_build) add their sections."""
     build = canonical_build(build, catalog)
     out: list[str] = []
     title = meta.project or "Server build"

@@ -33,7 +33,6 @@ from slotwise.engine.estimate.constants import (
 )
 from slotwise.engine.estimate.links import Links, default_links
 from slotwise.engine.estimate.memory import MemoryBreakdown, memory_per_gpu
-from slotwise.engine.estimate.params import ParamCounts, count_params
 from slotwise.engine.estimate.serving import DEFAULTS as SERVING_DEFAULTS
 from slotwise.engine.estimate.serving import Serving, make_replica, serving_estimate
 from slotwise.engine.estimate.serving_constants import SERVING_MBU, SERVING_MFU
@@ -45,6 +44,7 @@ from slotwise.engine.estimate.throughput import (
     step_time,
 )
 from slotwise.engine.inputs import ref
+from slotwise.engine.model.params import ParamCounts, count_params
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import Gpu, ModelPreset
 

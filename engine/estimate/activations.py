@@ -80,7 +80,7 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
 
 Layers are not all alike.  Each layer is a token mixer (attention, a Mamba mixer, or none)
 followed by an FFN (dense, MoE, or none), as ``layer_types`` / ``mlp_layer_types`` say
-(:func:`engine.estimate.params.mixer_types`); the bytes above are summed per component, so a
+(:func:`engine.model.params.mixer_types`); the bytes above are summed per component, so a
 Nemotron-H MLP-only block has no q/k/v, a Mamba layer no attention and no MLP, and a Jamba layer
 a Mamba mixer plus its (dense or MoE) FFN.  A layer with both sub-blocks has the family's norms
 (2, or 4 for Gemma 2/3), a layer with one sub-block one norm.
@@ -88,7 +88,7 @@ a Mamba mixer plus its (dense or MoE) FFN.  A layer with both sub-blocks has the
 * MoE layers: a token visits ``num_experts_per_tok`` routed experts of ``moe_intermediate_size``
   plus the shared expert(s), whose width is ``shared_expert_intermediate_size`` (Qwen2-MoE,
   Llama 4) or ``n_shared_experts x moe_intermediate_size`` (DeepSeek)
-  (:func:`engine.estimate.params.shared_expert_intermediate`).
+  (:func:`engine.model.params.shared_expert_intermediate`).
 * A Mamba mixer (Gu & Dao 2023, "Mamba", arXiv:2312.00752, section 3.3.2): the selective scan
   is fused and its expanded state (``d_inner x state_size`` per token) is never written to
   memory; it is recomputed in the backward pass, so the layer keeps only its projections.  The
@@ -162,7 +162,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from slotwise.engine.estimate.params import (
+from slotwise.engine.model.params import (
     FOUR_NORM_MODEL_TYPES,
     adapted_weight_elements,
     expert_intermediate,

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from slotwise.engine.estimate.activations import layer_dims
-from slotwise.engine.estimate.params import ParamCounts, lora_params
+from slotwise.engine.model.params import ParamCounts, lora_params
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import Gpu, ModelPreset
 
@@ -92,7 +92,7 @@ def decode_weight_params(arch: ModelPreset, counts: ParamCounts, sequences: int)
     any of the ``sequences`` tokens picks.  With uniform routing of top-k of E experts, a
     given expert is idle for all B tokens with probability (1 - k/E)^B, so the expected share
     of routed experts read is 1 - (1 - k/E)^B (all of them for large batches).  One routed
-    expert's weights are ``counts.routed_expert`` as :func:`~engine.estimate.params.count_params`
+    expert's weights are ``counts.routed_expert`` as :func:`~engine.model.params.count_params`
     builds them: 3 h i for a SwiGLU expert, 2 h i for Nemotron-H's two-matrix ReLU² experts,
     plus gpt-oss's per-expert biases."""
     if not counts.moe_layers or not arch.num_experts:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from slotwise.engine.estimate.params import head_dim, is_attention, is_mla, mixer_types
+from slotwise.engine.model.params import head_dim, is_attention, is_mla, mixer_types
 from slotwise.parts.schema import ModelPreset
 
 

@@ -73,7 +73,9 @@ from slotwise.engine.estimate.constants import (
 )
 from slotwise.engine.estimate.generation import generation_peak, split_lengths
 from slotwise.engine.estimate.kvcache import kv_elements, ssm_state_elements
-from slotwise.engine.estimate.params import (
+from slotwise.engine.estimate.recipes import recipe_assumptions
+from slotwise.engine.inputs import ref
+from slotwise.engine.model.params import (
     ParamCounts,
     count_params,
     dora_params,
@@ -81,8 +83,6 @@ from slotwise.engine.estimate.params import (
     lora_params,
     lora_target_names,
 )
-from slotwise.engine.estimate.recipes import recipe_assumptions
-from slotwise.engine.inputs import ref
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import ModelPreset
 

@@ -46,7 +46,6 @@ from slotwise.engine.estimate.compute import (
 )
 from slotwise.engine.estimate.generation import split_lengths
 from slotwise.engine.estimate.memory import kv_cache_bytes, weight_bytes_per_param
-from slotwise.engine.estimate.params import ParamCounts
 from slotwise.engine.estimate.serving_constants import (
     ALLREDUCE_LATENCY_S,
     LAYER_FLOOR_S_EAGER_EXTRA,
@@ -56,6 +55,7 @@ from slotwise.engine.estimate.serving_constants import (
     SERVING_MBU,
     SERVING_MFU,
 )
+from slotwise.engine.model.params import ParamCounts
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import Gpu, ModelPreset
 

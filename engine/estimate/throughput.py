@@ -82,7 +82,7 @@ from slotwise.engine.estimate.communication import (
 )
 from slotwise.engine.estimate.constants import MASTER_WEIGHT_BYTES, OPTIMIZER_STATE_BYTES_FP32
 from slotwise.engine.estimate.links import Links
-from slotwise.engine.estimate.params import ParamCounts, lora_params
+from slotwise.engine.model.params import ParamCounts, lora_params
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import Gpu, ModelPreset
 

@@ -11,8 +11,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from slotwise.engine.estimate.arch import arch_from_config
-from slotwise.engine.estimate.params import ParamCounts, count_params
+from slotwise.engine.model.arch import arch_from_config
+from slotwise.engine.model.params import ParamCounts, count_params
 from slotwise.parts.schema import ModelPreset
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "configs"

@@ -9,8 +9,8 @@ from functools import cache
 from slotwise.engine.estimate import usable_bytes
 from slotwise.engine.estimate.compute import peak_flops
 from slotwise.engine.estimate.memory import memory_per_gpu
-from slotwise.engine.estimate.params import count_params
 from slotwise.engine.estimate.serving import DEFAULTS, Constants, Replica, make_replica
+from slotwise.engine.model.params import count_params
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog, load_catalog
 from slotwise.parts.schema import Gpu

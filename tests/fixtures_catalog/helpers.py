@@ -9,9 +9,9 @@ from pathlib import Path
 from unittest import mock
 
 from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
-from slotwise.engine.edits import apply_all
-from slotwise.engine.evaluate import evaluate
-from slotwise.engine.report import Finding, Report
+from slotwise.engine.build.edits import apply_all
+from slotwise.engine.check.evaluate import evaluate
+from slotwise.engine.check.report import Finding, Report
 from slotwise.parts.catalog import CATALOG_ENV, Catalog, load_catalog
 
 FIXTURE_DIR = Path(__file__).parent

@@ -14,8 +14,8 @@ import sys
 from textual.command import CommandList
 from tui_helpers import CHASSIS, GPU, choose_chassis, keys_for, pick, started
 
-from slotwise.engine.autosave import AutosaveStore
 from slotwise.engine.build import Build
+from slotwise.tui.autosave import AutosaveStore
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.chooser import ChassisChooser
 from slotwise.tui.screens.confirm import ConfirmScreen

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from tui_helpers import pick, screen_text, select_finding, started
 
-from slotwise.engine.report import Finding
+from slotwise.engine.check.report import Finding
 from slotwise.tui.widgets.findings import FindingsList, finding_renderable
 
 _spec = importlib.util.spec_from_file_location(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
-from slotwise.engine.edits import SetCount
+from slotwise.engine.build.edits import SetCount
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.compare import CompareScreen
 
@@ -71,7 +71,7 @@ async def test_pin_compare_open_undo(make_app, catalog):
 
 
 async def test_each_option_has_its_own_autosave(make_app, catalog, state_dir):
-    from slotwise.engine.autosave import AutosaveStore
+    from slotwise.tui.autosave import AutosaveStore
 
     app = make_app(build=shots.demo_build(catalog, shots.DEMO_WORKLOAD))
     async with app.run_test(size=(80, 24)) as pilot:

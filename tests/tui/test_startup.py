@@ -134,7 +134,7 @@ seen = {{}}
 def armed(self):
     seen["mods"] = sorted(
         m for m in ("pydantic", "slotwise.engine.build", "slotwise.parts.catalog",
-                    "slotwise.engine.inputs", "slotwise.engine.report")
+                    "slotwise.engine.inputs", "slotwise.engine.check.report")
         if m in sys.modules
     )
 A.SlotwiseApp.start_deferred_load = armed

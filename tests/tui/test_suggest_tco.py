@@ -159,7 +159,7 @@ async def test_tco_with_example_prices_shows_break_even(make_app, tmp_path):
 
 
 def test_tco_names_missing_prices_and_bad_fields(catalog, tmp_path):
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
 
     b = Build(chassis=CHASSIS, slots={gpu_slots(catalog, 1)[0]: "NVIDIA-L4-24GB"})
     partial = tmp_path / "p.toml"
@@ -218,7 +218,7 @@ def test_parse_request_fields():
 
 
 def test_cluster_plan_is_shown_when_no_single_server_fits(catalog):
-    from slotwise.engine.suggest import suggest
+    from slotwise.engine.plan.suggest import suggest
     from slotwise.tui.screens.suggest import detail_text, table
 
     w = Workload(model="llama-3.1-405b", method="pretrain", tokens=1e12, target_days=30)

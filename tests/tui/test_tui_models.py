@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from slotwise.engine.build import Build
-from slotwise.engine.evaluate import evaluate
+from slotwise.engine.check.evaluate import evaluate
 from slotwise.tui.history import History
 from slotwise.tui.screens.picker_model import EMPTY, choices, edits_for, figures, target_for
 from slotwise.tui.widgets.map_rows import map_rows
@@ -102,7 +102,7 @@ def test_double_width_card_marks_the_covered_slot(catalog):
 
 
 def test_bridge_connectors_join_the_bridged_slots(catalog):
-    from slotwise.engine.edits import AddBridge, Place
+    from slotwise.engine.build.edits import AddBridge, Place
 
     chassis = next(c for c in catalog.chassis.values() if any(len(g) == 2 for g in c.nvlink_groups))
     pair = next(g for g in chassis.nvlink_groups if len(g) == 2)

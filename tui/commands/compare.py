@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from slotwise.engine.bom import BomExistsError, read_bom, write_bom
-from slotwise.engine.bom.cluster import TcoParams
-from slotwise.engine.compare import (
+from slotwise.engine.cost.pricing import PriceError, PriceList, load_prices
+from slotwise.engine.plan.compare import (
     Comparison,
     Option,
     compare_builds,
@@ -26,7 +26,7 @@ from slotwise.engine.compare import (
     comparison_markdown,
     comparison_text,
 )
-from slotwise.engine.pricing import PriceError, PriceList, load_prices
+from slotwise.engine.plan.for_build import TcoParams
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.cli import UsageError
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = get_catalog(args)
     workload = _workload(args)
     if workload is not None:
-        from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
+        from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
 
         try:  # a model the catalog / cache cannot resolve is bad input, not a column of n/a
             resolve_arch(workload, catalog, offline=args.offline)

@@ -14,8 +14,8 @@ from pathlib import Path
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.checkpoint import checkpoint_format
 from slotwise.engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
-from slotwise.engine.estimate.params import lora_target_names
-from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
+from slotwise.engine.model.params import lora_target_names
+from slotwise.engine.model.resolve import ModelResolveError, resolve_arch_with_warnings
 from slotwise.engine.names import close_names
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.safe_io import MAX_CONFIG_BYTES, loads_json, read_text
@@ -91,7 +91,7 @@ def _raw_config(ref: str) -> dict | None:
             text = read_text(path, max_bytes=MAX_CONFIG_BYTES, what="config.json")
             data = loads_json(text, str(path), what="config.json", nonfinite=True)
         else:
-            from slotwise.engine.hub import HubError, fetch_config
+            from slotwise.engine.model.hub import HubError, fetch_config
 
             try:
                 data = fetch_config(ref, offline=True).config

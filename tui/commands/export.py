@@ -22,10 +22,10 @@ import argparse
 import sys
 
 from slotwise.engine.bom import BomExistsError, export_bom, read_bom, write_bom
-from slotwise.engine.bom.cluster import BuildTco, TcoParams, cluster_for_build, tco_for_build
 from slotwise.engine.bom.csv_export import to_csv
 from slotwise.engine.bom.markdown import to_markdown
-from slotwise.engine.cluster import DEFAULT_KW_PER_RACK
+from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK
+from slotwise.engine.plan.for_build import BuildTco, TcoParams, cluster_for_build, tco_for_build
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog
 from slotwise.tui.commands.flags import cli_words
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
     prices, currency, note = loaded.prices, loaded.currency, loaded.price_note
     if args.prices:
-        from slotwise.engine.pricing import PriceError, load_prices
+        from slotwise.engine.cost.pricing import PriceError, load_prices
 
         try:
             pl = load_prices(args.prices, offline=args.offline)
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             note += ": they include example figures, not a quote"
         note += "."
 
-    from slotwise.engine.evaluate import evaluate
+    from slotwise.engine.check.evaluate import evaluate
 
     report = evaluate(loaded.build, catalog)
     if args.format == "toml":
@@ -156,7 +156,7 @@ def _comparison(args: argparse.Namespace, build, catalog) -> str:
     """The customer-facing 'Options compared' section: this build first, then the others."""
     from pathlib import Path
 
-    from slotwise.engine.compare import Option, compare_builds, comparison_markdown
+    from slotwise.engine.plan.compare import Option, compare_builds, comparison_markdown
     from slotwise.tui.commands.compare import load_options
 
     first = Option(label=Path(args.bom).name, build=build)

@@ -13,9 +13,10 @@ import argparse
 from pathlib import Path
 
 from slotwise.engine.bom.items import parts_line
-from slotwise.engine.cluster import DEFAULT_KW_PER_RACK, cluster_markdown
-from slotwise.engine.pricing import PriceError, PriceList, load_prices
-from slotwise.engine.suggest import (
+from slotwise.engine.cost.pricing import PriceError, PriceList, load_prices
+from slotwise.engine.cost.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
+from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, cluster_markdown
+from slotwise.engine.plan.suggest import (
     OBJECTIVES,
     Constraints,
     SuggestError,
@@ -23,7 +24,6 @@ from slotwise.engine.suggest import (
     SuggestResult,
     suggest,
 )
-from slotwise.engine.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
@@ -113,7 +113,7 @@ def _load_prices(args) -> PriceList | None:
 
 
 def _resolve(args, workload, catalog):
-    from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch_with_warnings
+    from slotwise.engine.model.resolve import ModelResolveError, resolve_arch_with_warnings
 
     try:
         return resolve_arch_with_warnings(workload, catalog, offline=args.offline)
@@ -317,7 +317,7 @@ def render(result: SuggestResult, workload, model: str, warnings, tcos, written,
 
 def _compare_top(args, result: SuggestResult, workload, catalog: Catalog, prices) -> int:
     """`--compare N`: the top N suggestions as compare columns, under the suggest workload."""
-    from slotwise.engine.compare import Option, compare_builds, comparison_text
+    from slotwise.engine.plan.compare import Option, compare_builds, comparison_text
 
     if args.compare < 2:
         raise UsageError("--compare: give 2 or more (the number of top builds to compare)")

@@ -1,14 +1,14 @@
 """TCO flags shared by `slotwise suggest` and `slotwise export`: same names, defaults, checks.
 
 --years N (1-10, 3), --pue X (1.0-5, 1.0), --kwh-price PRICE, --utilization F (0-1, 1.0),
---cloud-gpu-hour PRICE.  See engine.tco for what each one means.
+--cloud-gpu-hour PRICE.  See engine.cost.tco for what each one means.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from slotwise.engine.tco import TcoInputs
+from slotwise.engine.cost.tco import TcoInputs
 from slotwise.tui.commands.workload_args import _positive_float, _positive_int
 
 

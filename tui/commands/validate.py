@@ -17,9 +17,9 @@ import sys
 
 from slotwise.engine.bom import BAD_INPUT_PREFIX, LoadedBom, read_bom
 from slotwise.engine.bom.markdown import SYMBOL, budget_figures, budget_label
-from slotwise.engine.report import Finding, Report
-from slotwise.engine.rules.cooling import BTU_PER_W
-from slotwise.engine.rules.ids import INTERNAL_RULE
+from slotwise.engine.check.report import Finding, Report
+from slotwise.engine.check.rules.cooling import BTU_PER_W
+from slotwise.engine.check.rules.ids import INTERNAL_RULE
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
 from slotwise.tui.commands.flags import cli_words
 
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = get_catalog(args)
     loaded = read_bom(args.bom, catalog)
     if loaded.build is not None:
-        from slotwise.engine.evaluate import evaluate
+        from slotwise.engine.check.evaluate import evaluate
 
         report = evaluate(loaded.build, catalog)
     else:

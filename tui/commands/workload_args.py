@@ -25,7 +25,7 @@ from slotwise.engine.workload import (
     SERVING_ENGINES,
     Workload,
 )
-from slotwise.engine.workload_text import WorkloadTextError, parse_field
+from slotwise.engine.workload.text import WorkloadTextError, parse_field
 from slotwise.tui.cli import UsageError
 
 # argparse dest -> Workload field, for error messages that name the flag the user typed.

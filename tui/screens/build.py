@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from slotwise.engine.edits import (
+from slotwise.engine.build.edits import (
     Move,
     Remove,
     RemoveBridge,
@@ -205,7 +205,7 @@ class BuildScreen(AppScreen[None]):
     def _fetch_config(self, workload) -> None:
         """evaluate() resolves models offline only; this fills the cache (file or the
         Hugging Face hub), then the build is re-checked."""
-        from slotwise.engine.estimate.resolve import ModelResolveError, resolve_arch
+        from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
 
         try:
             arch = resolve_arch(workload, self.app.catalog, offline=False)

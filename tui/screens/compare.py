@@ -1,6 +1,6 @@
 """Compare (F6): the session's options side by side, as `slotwise compare` shows them.
 
-The table comes from engine.compare (the same rows, the same "(best)" marks, in words so they
+The table comes from engine.plan.compare (the same rows, the same "(best)" marks, in words so they
 survive NO_COLOR); every option is checked against the workload of the build being edited.
 Keys: 1/2/3 open that option (its own undo history comes with it), arrows / PgUp / PgDn scroll,
 Esc closes.  At 80x24 the table scrolls both ways; the first column stays in view.
@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from slotwise.engine.compare import Comparison, Option, compare_builds
+from slotwise.engine.plan.compare import Comparison, Option, compare_builds
 from slotwise.tui.screens.base import AppModal
 
 

@@ -13,7 +13,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from slotwise.engine.build import Build
-from slotwise.engine.report import Report
+from slotwise.engine.check.report import Report
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Chassis
 from slotwise.tui.input_labels import app_words

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from slotwise.engine.build import Build, Environment
-from slotwise.engine.edits import (
+from slotwise.engine.build.edits import (
     AddBridge,
     EditError,
     Place,
@@ -24,7 +24,7 @@ from slotwise.engine.edits import (
     SetDrives,
     SetEnv,
 )
-from slotwise.engine.report import Finding, Report
+from slotwise.engine.check.report import Finding, Report
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Chassis, Record
 

@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from slotwise.engine.autosave import TRASH_KEEP, AutosaveEntry
+from slotwise.tui.autosave import TRASH_KEEP, AutosaveEntry
 from slotwise.tui.keys import APP_KEYS, RECOVER_KEYS, bindings
 from slotwise.tui.screens.base import AppScreen
 

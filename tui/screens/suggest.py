@@ -1,4 +1,4 @@
-"""Suggest screen: complete builds for the current build's workload, best first (engine.suggest).
+"""Suggest screen: complete builds for the current build's workload, best first (engine.plan.suggest).
 
 The constraints form mirrors ``slotwise suggest``; the search runs in a worker thread and posts
 its result back as a message (no widget is touched from the thread).  Enter on a ranked build
@@ -19,7 +19,7 @@ from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from slotwise.engine.bom.items import parts_line
-from slotwise.engine.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
+from slotwise.engine.plan.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
 from slotwise.tui.app import PricesPathChosen
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import SUGGEST_KEYS, bindings
@@ -153,7 +153,7 @@ def table(suggestions: tuple[Suggestion, ...], currency: str | None) -> tuple[st
 
 
 def detail_text(s: Suggestion, result: SuggestResult) -> str:
-    from slotwise.engine.cluster import cluster_markdown
+    from slotwise.engine.plan.cluster import cluster_markdown
 
     b = s.build
     lines = [
@@ -306,9 +306,9 @@ class SuggestScreen(AppScreen[None]):
 
     @work(thread=True, exclusive=True, group="suggest")
     def _search(self, workload, req: SuggestRequest) -> None:
-        from slotwise.engine.estimate.resolve import ModelResolveError
-        from slotwise.engine.pricing import PriceError, load_prices
-        from slotwise.engine.suggest import SuggestError, suggest
+        from slotwise.engine.cost.pricing import PriceError, load_prices
+        from slotwise.engine.model.resolve import ModelResolveError
+        from slotwise.engine.plan.suggest import SuggestError, suggest
 
         prices = None
         try:

@@ -1,7 +1,7 @@
 """TCO screen: buy the current build and pay its power, or rent the same GPUs in a cloud.
 
-Every input is visible and editable; every figure is computed by engine.tco (``compute_tco``,
-``tco_markdown``), the purchase price by engine.pricing (``quote_build``) from the price list the
+Every input is visible and editable; every figure is computed by engine.cost.tco (``compute_tco``,
+``tco_markdown``), the purchase price by engine.cost.pricing (``quote_build``) from the price list the
 user names, the power from the engine's own power budget of the build.  This screen formats and
 reports what is missing; it does no arithmetic of its own.
 """
@@ -15,11 +15,11 @@ from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
 from textual.widgets import Footer, Input, Markdown, Select, Static
 
-from slotwise.engine.bom.cluster import TcoParams, tco_for_build
 from slotwise.engine.build import Build
-from slotwise.engine.pricing import Quote
-from slotwise.engine.report import Report
-from slotwise.engine.tco import TcoResult, tco_markdown
+from slotwise.engine.check.report import Report
+from slotwise.engine.cost.pricing import Quote
+from slotwise.engine.cost.tco import TcoResult, tco_markdown
+from slotwise.engine.plan.for_build import TcoParams, tco_for_build
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.app import PricesPathChosen
 from slotwise.tui.input_labels import app_words
@@ -63,7 +63,7 @@ def tco_from_form(
     """Parse the form and run the engine's TCO for the build; a problem names the field."""
     from pydantic import ValidationError
 
-    from slotwise.engine.pricing import PriceError, load_prices, quote_build
+    from slotwise.engine.cost.pricing import PriceError, load_prices, quote_build
 
     parsed = {}
     for key, label, text, optional in (
@@ -122,7 +122,7 @@ def _fmt_money(x: float | None, currency: str) -> str:
 
 def prices_markdown(quote: Quote, origin: str) -> str:
     """Every part of the build with its price from the list, or "no price" (the TCO screen's
-    first section; figures are engine.pricing's, this only lays them out)."""
+    first section; figures are engine.cost.pricing's, this only lays them out)."""
     cur = quote.currency
     lines = [
         f"## Prices from {origin}",
@@ -153,7 +153,7 @@ def prices_markdown(quote: Quote, origin: str) -> str:
 
 
 def outcome_markdown(outcome: TcoOutcome) -> str:
-    """What the screen shows and saves: the prices, then engine.tco's section."""
+    """What the screen shows and saves: the prices, then engine.cost.tco's section."""
     parts = []
     if outcome.quote is not None:
         parts.append(prices_markdown(outcome.quote, outcome.origin))
@@ -317,7 +317,7 @@ class TcoScreen(AppScreen[None]):
     def _write(self, path, markdown: str, *, overwrite: bool) -> None:
         from pathlib import Path
 
-        from slotwise.engine.atomic import atomic_write_text
+        from slotwise.engine.store.atomic import atomic_write_text
         from slotwise.tui.screens.message import ErrorScreen
 
         try:

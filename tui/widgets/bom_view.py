@@ -10,7 +10,7 @@ from slotwise.engine.bom import export_bom
 from slotwise.engine.bom.items import line_items
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.build import Build
-from slotwise.engine.report import Report
+from slotwise.engine.check.report import Report
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.state import BomPricing
 from slotwise.tui.widgets.findings import summary_text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from slotwise.engine.report import Budget, Report
+from slotwise.engine.check.report import Budget, Report
 from slotwise.tui.input_labels import app_words
 
 STACK_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▤")

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from slotwise.engine.report import Finding, Report
+from slotwise.engine.check.report import Finding, Report
 from slotwise.tui.input_labels import app_words
 
 LABEL = {

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from slotwise.engine.build import Build
-from slotwise.engine.report import Report
+from slotwise.engine.check.report import Report
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Chassis
 

@@ -6,7 +6,7 @@ activation offload, optimizer in backward, longest sample, torch.compile).
 A trainer recipe fills every knob left at "default" (or blank) with that trainer's documented
 defaults (engine.estimate.recipes); choosing a recipe resets those knobs to "default" so the
 recipe shows through.  Text fields are parsed by the engine's one workload-text parser
-(engine.workload_text), the same one the CLI uses.
+(engine.workload.text), the same one the CLI uses.
 
 Every change builds an ``engine.workload.Workload`` and posts ``WorkloadForm.Changed``; the
 screen puts it on the build and the engine's verdict is shown above the form.  A value that
@@ -21,9 +21,9 @@ from textual.containers import Grid, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static
 
+from slotwise.engine.check.report import Report
+from slotwise.engine.check.verdict import verdict
 from slotwise.engine.estimate.recipes import RECIPE_NAMES
-from slotwise.engine.report import Report
-from slotwise.engine.verdict import verdict
 from slotwise.engine.workload import (
     LORA_MODULES,
     LORA_TARGET_SETS,
@@ -35,7 +35,7 @@ from slotwise.engine.workload import (
     SERVING_ENGINES,
     Workload,
 )
-from slotwise.engine.workload_text import WorkloadTextError, build_workload, parse_field
+from slotwise.engine.workload.text import WorkloadTextError, build_workload, parse_field
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.widgets.budgets import budget_text, fmt_amount
 from slotwise.tui.widgets.findings import finding_text
@@ -462,11 +462,11 @@ def config_source_text(ref: str) -> Text:
     The app never goes online on its own: the engine resolves models from files and the local
     cache only (``workload_fit`` calls ``resolve_arch(offline=True)``); Enter in the field
     fetches from the Hub in a worker, unless SLOTWISE_OFFLINE / HF_HUB_OFFLINE forbids it
-    (``slotwise.engine.local_paths``)."""
+    (``slotwise.engine.store.local_paths``)."""
     from pathlib import Path
 
-    from slotwise.engine.hub import cache_path, is_repo_id
-    from slotwise.engine.local_paths import OFFLINE_ENVS, offline_from_env
+    from slotwise.engine.model.hub import cache_path, is_repo_id
+    from slotwise.engine.store.local_paths import OFFLINE_ENVS, offline_from_env
 
     t = Text()
     try:

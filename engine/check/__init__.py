@@ -1,0 +1,1 @@
+"""slotwise.engine.check."""

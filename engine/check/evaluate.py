@@ -1,0 +1,116 @@
+"""evaluate(build, catalog, workload) -> Report: every rule family over one build.
+
+Pure: reads the build and the catalog, returns findings (sorted by severity) and budgets.  It
+never raises on a Build: unknown SKUs, slots the chassis does not have, impossible counts all
+become findings.  A rule family or the estimator that fails internally is an ``engine.internal``
+*error* finding (never silence, never "OK"); ``validate`` exits 3 on it (CLI.md).  Per-chassis lookups and estimator results are cached on the Catalog instance
+(see engine.check.rules.context), so re-running it on every keystroke is cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from slotwise.engine.build import Build
+from slotwise.engine.check.report import Finding, Report, sort_findings
+from slotwise.engine.check.rules import load_guard
+from slotwise.engine.check.rules.context import Ctx, chassis_index
+from slotwise.engine.check.rules.family import evaluation_order
+from slotwise.engine.check.rules.ids import RULE_FAMILIES, RULE_MODULES
+from slotwise.engine.check.verdict import verdict
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import Catalog, onboard_nics
+from slotwise.parts.safe_io import shorten_text
+from slotwise.parts.schema import Gpu, Nic
+
+# The rule families in the order they run: as listed in engine.check.rules.ids (also the order of
+# their budgets in the report), moved only where one declares it reads what another computed
+# (``RuleFamily.after``: cooling after power for the heat, network after workload_fit for the
+# estimate).
+_CHECKS: dict[str, Callable[[Ctx], None]] = {m.FAMILY.name: m.check for m in RULE_MODULES}
+FAMILIES: tuple[tuple[str, Callable[[Ctx], None]], ...] = tuple(
+    (family.name, _CHECKS[family.name]) for family in evaluation_order(RULE_FAMILIES)
+)
+
+
+def make_context(build: Build, catalog: Catalog, workload: Workload | None) -> Ctx | None:
+    """Resolve the build's SKUs against the catalog; None when the chassis is unknown."""
+    ch = catalog.chassis.get(build.chassis)
+    if ch is None:
+        return None
+    idx = chassis_index(catalog, ch)
+    ctx = Ctx(build=build, catalog=catalog, chassis=ch, idx=idx, workload=workload)
+    ctx.onboard_nics = onboard_nics(catalog, ch)
+    for sid, sku in build.slots.items():
+        if sid not in idx.slot:
+            continue
+        rec = catalog.records.get(sku)
+        if isinstance(rec, Gpu):
+            ctx.gpus[sid] = rec
+        elif isinstance(rec, Nic):
+            ctx.nics[sid] = rec
+    if build.cpu is not None:
+        ctx.cpu = catalog.cpus.get(build.cpu)
+    if build.dimm is not None:
+        ctx.dimm = catalog.dimms.get(build.dimm)
+    if build.psu is not None:
+        ctx.psu = catalog.psus.get(build.psu)
+    if build.baseboard is not None and ch.gpu_form == "sxm":
+        bb = catalog.baseboards.get(build.baseboard)
+        if bb is not None:
+            ctx.baseboard = bb
+            ctx.baseboard_gpu = catalog.gpus.get(bb.gpu_sku)
+    return ctx
+
+
+def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -> Report:
+    """Check ``build`` against ``catalog``; ``workload`` defaults to ``build.workload``."""
+    wl = workload if workload is not None else build.workload
+    ctx = make_context(build, catalog, wl)
+    if ctx is None:
+        known = ", ".join(sorted(catalog.chassis)) or "none in the catalog"
+        return Report(
+            findings=(
+                Finding(
+                    rule="slots.unknown_chassis",
+                    severity="error",
+                    message=f"chassis {build.chassis!r} is not in the parts catalog, so nothing "
+                    "else could be checked",
+                    parts=(build.chassis,),
+                    fix=f"choose a known chassis: {known}",
+                ),
+            )
+        )
+    for name, check in FAMILIES:
+        try:
+            check(ctx)
+        except Exception as exc:  # noqa: BLE001 - a rule bug must not take the UI down
+            ctx.findings.append(
+                Finding(
+                    rule="engine.internal",
+                    severity="error",
+                    message=f"the {name} checks failed on this build ("
+                    f"{shorten_text(f'{type(exc).__name__}: {exc}', 300)}); the report is "
+                    "incomplete. Please report this as a bug",
+                    fix="report the BOM file with this message",
+                )
+            )
+    try:
+        load_guard.guard(ctx, make_context)
+    except Exception as exc:  # noqa: BLE001 - same contract as the rule families
+        ctx.findings.append(
+            Finding(
+                rule="engine.internal",
+                severity="error",
+                message="checking the fixes' power failed ("
+                f"{shorten_text(f'{type(exc).__name__}: {exc}', 300)})",
+                fix="report the BOM file with this message",
+            )
+        )
+    return Report(
+        findings=sort_findings(ctx.findings),
+        budgets=tuple(ctx.budgets),
+        estimate=ctx.estimate,
+        verdict=verdict(ctx.estimate, wl) if ctx.estimate is not None else None,
+        power=ctx.power_figures,
+    )

@@ -1,0 +1,155 @@
+"""What every rule family reads: the build with its catalog records resolved, once per evaluate().
+
+The per-chassis lookups (slot by id, which slot covers which, the NVLink groups as sets, the CPU
+socket each slot hangs off) depend only on the chassis record, so :func:`chassis_index` builds them
+once per (catalog, chassis) and keeps them in a cache that lives on the Catalog instance itself:
+no module-level mutable state, and a new catalog (a user overlay) never sees stale indexes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from slotwise.engine.build import Build
+from slotwise.engine.check.report import Budget, Finding, PowerFigures
+from slotwise.engine.estimate import Estimate
+from slotwise.engine.workload import Workload
+from slotwise.parts.catalog import Catalog
+from slotwise.parts.schema import Baseboard, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Root, Slot
+
+_CACHE_KEY = "_slotwise_engine_cache"
+
+
+def engine_cache(catalog: Catalog) -> dict[Any, Any]:
+    """A dict owned by this Catalog instance for derived, immutable lookups (indexes, memos)."""
+    cache = catalog.__dict__.get(_CACHE_KEY)
+    if cache is None:
+        cache = {}
+        catalog.__dict__[_CACHE_KEY] = cache
+    return cache
+
+
+@dataclass(frozen=True)
+class ChassisIndex:
+    """Lookups derived from one Chassis record."""
+
+    chassis: Chassis
+    slot: dict[str, Slot]
+    root: dict[str, Root]
+    slot_order: dict[str, int]
+    slots_of_root: dict[str, tuple[str, ...]]
+    children_of_root: dict[str, tuple[str, ...]]
+    covered_by: dict[str, tuple[str, ...]]  # slot -> slots whose double-width card covers it
+    socket_of_slot: dict[str, int]  # the CPU socket a slot needs (root socket, requires_socket)
+    nvlink_groups: frozenset[frozenset[str]]
+    groups_by_size: dict[int, tuple[tuple[str, ...], ...]]
+
+
+def _build_index(ch: Chassis) -> ChassisIndex:
+    slot = {s.id: s for s in ch.slots}
+    root = {r.id: r for r in ch.roots}
+    slots_of_root: dict[str, list[str]] = {r.id: [] for r in ch.roots}
+    children: dict[str, list[str]] = {r.id: [] for r in ch.roots}
+    covered_by: dict[str, list[str]] = {}
+    socket_of_slot: dict[str, int] = {}
+    for s in ch.slots:
+        slots_of_root.setdefault(s.root, []).append(s.id)
+        if s.covers:
+            covered_by.setdefault(s.covers, []).append(s.id)
+        r = root.get(s.root)
+        sock = r.socket if r else 1
+        if s.requires_socket:
+            sock = max(sock, s.requires_socket)
+        socket_of_slot[s.id] = sock
+    for r in ch.roots:
+        if r.parent:
+            children.setdefault(r.parent, []).append(r.id)
+    by_size: dict[int, list[tuple[str, ...]]] = {}
+    for g in ch.nvlink_groups:
+        by_size.setdefault(len(g), []).append(tuple(g))
+    return ChassisIndex(
+        chassis=ch,
+        slot=slot,
+        root=root,
+        slot_order={s.id: i for i, s in enumerate(ch.slots)},
+        slots_of_root={k: tuple(v) for k, v in slots_of_root.items()},
+        children_of_root={k: tuple(v) for k, v in children.items()},
+        covered_by={k: tuple(v) for k, v in covered_by.items()},
+        socket_of_slot=socket_of_slot,
+        nvlink_groups=frozenset(frozenset(g) for g in ch.nvlink_groups),
+        groups_by_size={k: tuple(v) for k, v in by_size.items()},
+    )
+
+
+def chassis_index(catalog: Catalog, ch: Chassis) -> ChassisIndex:
+    cache = engine_cache(catalog)
+    key = ("chassis_index", ch.sku)
+    idx = cache.get(key)
+    if idx is None or idx.chassis is not ch:
+        idx = _build_index(ch)
+        cache[key] = idx
+    return idx
+
+
+@dataclass
+class Ctx:
+    """The build with its records looked up.  Rules only read it and append findings/budgets."""
+
+    build: Build
+    catalog: Catalog
+    chassis: Chassis
+    idx: ChassisIndex
+    workload: Workload | None
+    gpus: dict[str, Gpu] = field(default_factory=dict)  # slot id -> GPU in a known slot
+    nics: dict[str, Nic] = field(default_factory=dict)  # slot id -> NIC in a known slot
+    # NICs built into the chassis (one entry per device): (PCIe root id or None, record).
+    onboard_nics: tuple[tuple[str | None, Nic], ...] = ()
+    cpu: Cpu | None = None
+    dimm: Dimm | None = None
+    psu: Psu | None = None
+    baseboard: Baseboard | None = None
+    baseboard_gpu: Gpu | None = None
+    # Filled by workload_fit, read by network: the estimator's result and the GPU it used.
+    estimate: Estimate | None = None
+    estimate_gpu: Gpu | None = None
+    findings: list[Finding] = field(default_factory=list)
+    budgets: list[Budget] = field(default_factory=list)
+    # Worst-case watts by component, filled by power, read by cooling (heat).
+    power_w: float | None = None
+    # The draw above which power.redundancy fires (known capacity, or the low-line inlet bound).
+    power_limit: float | None = None
+    # Worst-case / typical AC at the wall, filled by power, read by cooling and the report.
+    power_figures: PowerFigures | None = None
+
+    @property
+    def cpu_count(self) -> int:
+        """CPUs that are actually fitted and known (0 when the CPU SKU is missing/unknown)."""
+        return self.build.cpu_count if self.cpu is not None else 0
+
+    def add(self, finding: Finding) -> None:
+        self.findings.append(finding)
+
+    def gpu_count(self) -> int:
+        n = len(self.gpus)
+        if self.baseboard is not None:
+            n += self.baseboard.gpu_count
+        return n
+
+    def all_gpus(self) -> list[Gpu]:
+        out = list(self.gpus.values())
+        if self.baseboard is not None and self.baseboard_gpu is not None:
+            out += [self.baseboard_gpu] * self.baseboard.gpu_count
+        return out
+
+    def sort_slots(self, slots) -> tuple[str, ...]:
+        order = self.idx.slot_order
+        return tuple(sorted(slots, key=lambda s: (order.get(s, 10_000), s)))
+
+    def part_in(self, slot_id: str) -> Gpu | Nic | None:
+        return self.gpus.get(slot_id) or self.nics.get(slot_id)
+
+
+def is_wide(part: Gpu | Nic | None) -> bool:
+    """A card two or more slots wide (blocks the slot's ``covers`` neighbour)."""
+    return part is not None and (part.width_slots or 1) >= 2

@@ -1,0 +1,223 @@
+"""PCIe lane rules: lanes used vs available on every root (CPU root complex or PCIe switch), and
+how much a switch's uplink is oversubscribed.
+
+A card uses min(card lanes, slot lanes) lanes (it trains to the narrower width).  A switch's
+uplink counts against the root it hangs off.  A CPU root can serve no more lanes than the chassis
+record gives it, nor more than the fitted CPU has (``Cpu.pcie_lanes``).  A switch shares its
+uplink among everything below it: downstream:upstream above 1:1 means cards compete for host
+bandwidth when they all talk to the CPU at once (peer-to-peer traffic under the switch does not
+use the uplink).  2:1 is the usual design for two x16 GPUs per switch (measured topology of the
+X13DEG-OA board in SYS-521GE-TNRT: 4 switches, 2 GPUs each; see shared reference S9), so it is
+reported as information; above 2:1 as a warning.
+"""
+
+from __future__ import annotations
+
+from slotwise.engine.build.edits import Move
+from slotwise.engine.check.report import Budget, Severity
+from slotwise.engine.check.rules.common import finding
+from slotwise.engine.check.rules.context import Ctx
+from slotwise.engine.check.rules.family import RuleFamily
+from slotwise.engine.check.rules.slots import find_destination
+
+#: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
+#: and what each checks.
+FAMILY = RuleFamily(
+    "lanes",
+    rules={
+        "lanes.root_over": "cards and switches need more lanes than a root (or its CPU) has",
+        "lanes.switch_oversubscribed": "switch downstream lanes exceed its uplink",
+        "lanes.unknown_root": "root lane count unknown",
+    },
+)
+
+OVERSUB_WARN = 2.0
+
+
+def _slot_use(ctx: Ctx, sid: str) -> int:
+    slot = ctx.idx.slot[sid]
+    part = ctx.part_in(sid)
+    if part is None or part.pcie_lanes is None:
+        return slot.lanes  # worst case: the card takes the whole slot
+    return min(part.pcie_lanes, slot.lanes)
+
+
+def check(ctx: Ctx) -> None:
+    idx = ctx.idx
+    occupied = ctx.build.slots
+    used: dict[str, int] = {}
+    detail: dict[str, list[str]] = {}
+    downstream: dict[str, int] = {}
+    for root in ctx.chassis.roots:
+        n = 0
+        items: list[str] = []
+        for sid in idx.slots_of_root.get(root.id, ()):
+            if sid in occupied and (sid in ctx.gpus or sid in ctx.nics):
+                u = _slot_use(ctx, sid)
+                n += u
+                items.append(f"slot {idx.slot[sid].label} x{u}")
+        downstream[root.id] = n
+        for child in idx.children_of_root.get(root.id, ()):
+            up = idx.root[child].upstream_lanes
+            if up is not None:
+                n += up
+                items.append(f"switch {child} uplink x{up}")
+        used[root.id] = n
+        detail[root.id] = items
+
+    unknown: list[str] = []
+    overs: list[tuple[str, int, int]] = []
+    shared: list[tuple[str, int, int, float]] = []  # switches at most 2:1
+    avails: dict[str, int | None] = {}
+    for root in ctx.chassis.roots:
+        if root.socket > max(ctx.cpu_count, 1):
+            continue  # the socket is empty: slots.needs_cpu reports cards there
+        avail = root.lanes
+        why = ""
+        cpu_lanes = ctx.cpu.pcie_lanes if ctx.cpu is not None else None
+        if root.kind == "cpu" and cpu_lanes is not None and (avail is None or cpu_lanes < avail):
+            avail = cpu_lanes
+            why = f" ({ctx.cpu.sku if ctx.cpu else 'the CPU'} has {avail} PCIe lanes)"
+        u = used[root.id]
+        avails[root.id] = avail
+        ctx.budgets.append(
+            Budget(
+                name=f"lanes:{root.id}",
+                used=u,
+                available=avail,
+                unit="lanes",
+                group="lanes",
+                detail=(root.label or root.id)
+                + ": "
+                + (", ".join(detail[root.id]) or "nothing fitted")
+                + why,
+            )
+        )
+        if avail is None:
+            if u:
+                unknown.append(f"{root.id} ({u} lanes in use)")
+        elif u > avail:
+            overs.append((root.id, u, avail))
+        if root.kind == "switch" and root.upstream_lanes:
+            down = downstream[root.id] + sum(used[c] for c in idx.children_of_root.get(root.id, ()))
+            ratio = down / root.upstream_lanes
+            if 1.0 < ratio <= OVERSUB_WARN:
+                shared.append((root.id, down, root.upstream_lanes, ratio))
+            elif ratio > OVERSUB_WARN:
+                sev: Severity = "warning"
+                ctx.add(
+                    finding(
+                        "lanes.switch_oversubscribed",
+                        sev,
+                        f"switch {root.id} serves {down} downstream lanes over a "
+                        f"x{root.upstream_lanes} uplink ({ratio:g}:1): cards under it share "
+                        "host bandwidth",
+                        slots=tuple(s for s in idx.slots_of_root.get(root.id, ()) if s in occupied),
+                        parts=tuple(
+                            occupied[s] for s in idx.slots_of_root.get(root.id, ()) if s in occupied
+                        ),
+                        fix="fine for GPU peer-to-peer traffic under the switch; for host-bound "
+                        "traffic spread cards over more switches",
+                    )
+                )
+
+    if shared:
+        ctx.add(
+            finding(
+                "lanes.switch_oversubscribed",
+                "info",
+                "PCIe switches sharing their uplink: "
+                + ", ".join(f"{r} {d} lanes over x{up} ({q:g}:1)" for r, d, up, q in shared)
+                + ". Up to 2:1 is the usual design for two x16 GPUs per switch",
+                slots=ctx.sort_slots(
+                    s for r, *_ in shared for s in idx.slots_of_root.get(r, ()) if s in occupied
+                ),
+                fix="fine for GPU peer-to-peer traffic under a switch; for host-bound traffic "
+                "spread cards over more switches",
+            )
+        )
+    for root_id, u, avail in overs:
+        _over(ctx, root_id, u, avail, used, avails)
+    if unknown:
+        ctx.add(
+            finding(
+                "lanes.unknown_root",
+                "info",
+                "could not check PCIe lanes on " + ", ".join(unknown) + ": the lane count of "
+                "these roots is not in the catalog",
+                fix="add each root's lane count (with its source) to the chassis record",
+            )
+        )
+
+
+def _over(
+    ctx: Ctx,
+    root_id: str,
+    used: int,
+    avail: int,
+    used_by_root: dict[str, int],
+    avails: dict[str, int | None],
+) -> None:
+    """Report a root over its lanes; the edit moves one card to a root with room for it."""
+    idx = ctx.idx
+    here = [s for s in idx.slots_of_root.get(root_id, ()) if s in ctx.gpus or s in ctx.nics]
+    edit: tuple = ()
+    fix = f"move cards off {root_id} to slots on another root"
+    if idx.root[root_id].kind == "cpu":
+        avoid_roots = {root_id}  # a switch below keeps its uplink whatever it carries
+    else:
+        avoid_roots = {r for r in idx.root if _root_chain(ctx, r, root_id)}
+    for sid in sorted(here, key=lambda s: _slot_use(ctx, s)):
+        part = ctx.part_in(sid)
+        if part is None or used - _slot_use(ctx, sid) > avail:
+            continue
+        need = min(part.pcie_lanes or 16, 16)
+        full = frozenset(
+            s.id
+            for s in ctx.chassis.slots
+            if s.root in avoid_roots
+            or _no_room(ctx, s.root, min(need, s.lanes), used_by_root, avails)
+        )
+        dst = find_destination(ctx, part, sid, avoid=full)
+        if dst is not None:
+            edit = (Move(src=sid, dst=dst),)
+            fix = edit[0].describe()
+            break
+    ctx.add(
+        finding(
+            "lanes.root_over",
+            "error",
+            f"{root_id} has {avail} PCIe lanes but the cards and switches on it need {used}: "
+            "the devices beyond its lanes cannot all be addressed",
+            slots=ctx.sort_slots(here),
+            parts=tuple(ctx.build.slots[s] for s in ctx.sort_slots(here)),
+            fix=fix,
+            edit=edit,
+        )
+    )
+
+
+def _no_room(
+    ctx: Ctx, root_id: str, lanes: int, used: dict[str, int], avails: dict[str, int | None]
+) -> bool:
+    """True when ``root_id`` cannot take ``lanes`` more: it is over, or its CPU is not fitted.
+
+    Only the root itself counts: a card added under a switch does not change the lanes the
+    switch's uplink takes on its parent."""
+    if root_id not in avails:
+        return True
+    avail = avails[root_id]
+    return avail is not None and used.get(root_id, 0) + lanes > avail
+
+
+def _root_chain(ctx: Ctx, root_id: str, ancestor: str) -> bool:
+    """True when ``root_id`` is ``ancestor`` or hangs (via switches) below it."""
+    seen = 0
+    r: str | None = root_id
+    while r is not None and seen < 16:
+        if r == ancestor:
+            return True
+        rec = ctx.idx.root.get(r)
+        r = rec.parent if rec is not None else None
+        seen += 1
+    return False

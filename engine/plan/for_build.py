@@ -1,0 +1,245 @@
+"""Cluster sizing and TCO for one saved build (the Markdown export's extra sections).
+
+``cluster_for_build(build, catalog, report, kw_per_rack)`` says whether the build's workload needs
+more than this one server and, if so, sizes a cluster of identical copies of it with
+:func:`engine.plan.cluster.plan_cluster`.  A cluster is needed when the estimator's fit fails on this
+server's GPUs, or when training misses ``target_days``; the node count is the fewest copies for
+which the same estimator (``engine.estimate.estimate`` with ``gpus_per_server`` = this server's
+GPU count) both fits and meets the target.  Memory per GPU and training time both fall as GPUs are
+added, so doubling then bisecting finds that count exactly (the same search as
+``engine.plan.suggest``).
+
+Training across nodes gets one high-speed NIC per GPU (rail-optimised fabric, NVIDIA DGX
+SuperPOD reference architecture); the NIC is the build's own fast NIC, else the catalog NIC the
+``network`` rule would recommend.
+
+``tco_for_build(...)`` prices the build (from the line items) and feeds engine.cost.tco; with any SKU
+unpriced it returns the SKUs that lack a price and no result (no partial totals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from slotwise.engine.bom.items import gpu_inventory, line_items
+from slotwise.engine.build import Build
+from slotwise.engine.check.report import Report
+from slotwise.engine.check.verdict import target_check
+from slotwise.engine.cost.tco import TcoInputs, TcoResult, compute_tco
+from slotwise.engine.estimate import Estimate
+from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
+from slotwise.engine.plan.node_search import fewest_passing
+from slotwise.parts.catalog import Catalog, onboard_nics
+from slotwise.parts.schema import Nic
+
+# Minimum per-port speed of an east-west training NIC: the network rule's thresholds.
+PCIE_MIN_GBPS = 200
+HGX_MIN_GBPS = 400
+DEFAULT_MAX_NODES = 1024
+
+
+def needs_cluster(build: Build, report: Report) -> str | None:
+    """Why the build's workload needs more than this server, or None."""
+    wl = build.workload
+    est = report.estimate
+    if wl is None or est is None:
+        return None
+    if not est.fits:
+        need = est.min_gpus
+        return f"the workload does not fit on {est.gpus} GPUs" + (
+            f" (the estimate needs at least {need})" if need else ""
+        )
+    return _misses_target(est, build)
+
+
+def _misses_target(est: Estimate, build: Build) -> str | None:
+    """Why training on ``est`` misses the build's target (None: it meets it, no target applies,
+    or the time is unknown)."""
+    check = target_check(build.workload, est.train_hours)
+    if check is None or check.met is not False or check.days is None:
+        return None
+    return f"training takes {check.days:,.1f} days, over the target of {check.target_days:g} days"
+
+
+def _fast_nic(build: Build, catalog: Catalog, min_gbps: int) -> tuple[Nic | None, int]:
+    """(NIC model, how many the build has): the build's own fast NIC, else the catalog's slowest
+    stand-up NIC that meets ``min_gbps`` (as the network rule recommends; 0 in the build)."""
+    own = [catalog.nics[s] for s in build.slots.values() if s in catalog.nics]
+    ch = catalog.chassis.get(build.chassis)
+    own += [n for _, n in onboard_nics(catalog, ch)] if ch is not None else []
+    fast = [n for n in own if n.port_gbps >= min_gbps and n.form != "OCP3"]
+    if fast:
+        nic = min(fast, key=lambda n: n.sku)
+        return nic, sum(1 for n in own if n.sku == nic.sku)
+    options = [
+        n
+        for n in catalog.nics.values()
+        if n.port_gbps >= min_gbps and n.form not in ("OCP3", "onboard", None) and n.pcie_lanes
+    ]
+    return (min(options, key=lambda n: (n.port_gbps, n.sku)) if options else None), 0
+
+
+def _fewest_nodes(build: Build, catalog: Catalog, gpu_sku: str, per_node: int, max_nodes: int):
+    """(nodes, estimate) or a reason string; see the module doc."""
+    from slotwise.engine.estimate import estimate
+    from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
+
+    wl = build.workload
+    gpu = catalog.gpus.get(gpu_sku)
+    if wl is None or gpu is None:
+        return "the GPU or workload is unknown"
+    try:
+        arch = resolve_arch(wl, catalog, offline=True)
+    except ModelResolveError as exc:
+        return str(exc)
+    memo: dict[int, Estimate] = {}
+
+    def est(k: int) -> Estimate:
+        if k not in memo:
+            memo[k] = estimate(wl, gpu, per_node * k, arch=arch, gpus_per_server=per_node)
+        return memo[k]
+
+    def ok(k: int) -> bool:
+        e = est(k)
+        return bool(e.fits) and _misses_target(e, build) is None
+
+    def stuck(_k: int) -> str | None:
+        # An unknown training time does not count as missing the target here (needs_cluster
+        # sizes for memory then), so only memory decides and more nodes always can help.
+        return None
+
+    found = fewest_passing(ok, stuck, max_nodes, per_node)
+    return found if isinstance(found, str) else (found, est(found))
+
+
+class BuildCluster(BaseModel):
+    """The cluster a saved build needs, or why it could not be sized."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: str
+    plan: ClusterPlan | None = None
+    problem: str | None = None
+
+
+def cluster_for_build(
+    build: Build,
+    catalog: Catalog,
+    report: Report,
+    kw_per_rack: float = DEFAULT_KW_PER_RACK,
+    max_nodes: int = DEFAULT_MAX_NODES,
+) -> BuildCluster | None:
+    """None when one server runs the workload; else the plan (or the problem sizing it)."""
+    reason = needs_cluster(build, report)
+    if reason is None:
+        return None
+    est = report.estimate
+    per_node, _mem = gpu_inventory(build, catalog)
+    gpu_sku = est.gpu if est is not None else None
+    if not per_node or not gpu_sku:
+        return BuildCluster(reason=reason, problem="the build has no GPUs to copy")
+    found = _fewest_nodes(build, catalog, gpu_sku, per_node, max_nodes)
+    if isinstance(found, str):
+        return BuildCluster(reason=reason, problem=found)
+    nodes, _est = found
+    wl = build.workload
+    min_gbps = HGX_MIN_GBPS if build.baseboard else PCIE_MIN_GBPS
+    nic, have = _fast_nic(build, catalog, min_gbps)
+    nics_per_node = have
+    extra: list[str] = []
+    if wl is not None and wl.training and nic is not None and have < per_node:
+        nics_per_node = per_node
+        extra.append(
+            f"Training across nodes wants one NIC of {min_gbps} Gb/s or more per GPU: "
+            f"{per_node} x {nic.sku} per node; the build has {have}, add {per_node - have}."
+        )
+    node_w = wall_power(report)
+    ch = catalog.chassis.get(build.chassis)
+    plan = plan_cluster(
+        nodes=nodes,
+        gpus_per_node=per_node,
+        gpu=gpu_sku,
+        chassis=build.chassis,
+        nic=nic.sku if nic and nics_per_node else None,
+        nic_gbps=nic.port_gbps if nic and nics_per_node else None,
+        nics_per_node=nics_per_node,
+        node_power_w=node_w,
+        node_u=ch.form_factor_u if ch else None,
+        kw_per_rack=kw_per_rack,
+    )
+    if extra:
+        extra.append("Node power is the build as saved (without the added NICs).")
+        plan = plan.model_copy(update={"notes": (*plan.notes, *extra)})
+    return BuildCluster(reason=reason, plan=plan)
+
+
+def wall_power(report: Report) -> float | None:
+    """A server's worst-case draw at the wall (AC, PSU losses included), or the power budget's
+    figure when the report has no wall figures."""
+    if report.power is not None:
+        return report.power.worst_ac_w
+    budget = report.budget("power")
+    return budget.used if budget is not None else None
+
+
+class TcoParams(BaseModel):
+    """The user's TCO inputs (flags), before the build's price and power are known."""
+
+    model_config = ConfigDict(frozen=True)
+
+    years: int = 3
+    utilization: float = 1.0
+    pue: float = 1.0
+    kwh_price: float | None = None
+    cloud_gpu_hour: float | None = None
+
+
+class BuildTco(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    result: TcoResult | None = None
+    missing_prices: tuple[str, ...] = ()
+    problem: str | None = None
+
+
+def tco_for_build(
+    build: Build,
+    catalog: Catalog,
+    report: Report,
+    prices: Mapping[str, float],
+    currency: str,
+    params: TcoParams,
+    *,
+    unpriced_ok: bool = False,
+) -> BuildTco:
+    """TCO of the build as saved (one server): purchase = the sum of its priced line items.
+
+    A part without a price stops it (``missing_prices`` names them), unless ``unpriced_ok``:
+    then the purchase price is unknown (no break-even month) and the running costs are still
+    computed, with the unpriced parts named beside the result (the app's TCO screen).  Bad
+    parameters raise pydantic's ValidationError on ``TcoInputs`` (field ranges).
+    """
+    items = line_items(build, catalog, prices)
+    missing = tuple(i.sku for i in items if i.unit_price is None)
+    if missing and not unpriced_ok:
+        return BuildTco(missing_prices=missing)
+    node_w = wall_power(report)
+    if node_w is None:
+        return BuildTco(problem="the build's power draw is unknown")
+    gpus, _mem = gpu_inventory(build, catalog)
+    if gpus < 1:
+        return BuildTco(problem="the build has no GPUs to compare with cloud GPU-hours")
+    inp = TcoInputs(
+        purchase_price=None if missing else sum(i.extended_price or 0.0 for i in items),
+        power_w=node_w,
+        gpus=gpus,
+        years=params.years,
+        utilization=params.utilization,
+        pue=params.pue,
+        kwh_price=params.kwh_price,
+        cloud_gpu_hour=params.cloud_gpu_hour,
+        currency=currency,
+    )
+    return BuildTco(result=compute_tco(inp), missing_prices=missing)
