@@ -242,7 +242,10 @@ class SlotwiseApp(App[int]):
         from slotwise.engine.store.local_paths import state_root
 
         root = Path(self._state_dir).expanduser() if self._state_dir else state_root()
-        return (root / "autosave.json").exists() or any((root / "autosaves").glob("*.json"))
+        try:
+            return (root / "autosave.json").exists() or any((root / "autosaves").glob("*.json"))
+        except OSError:  # an unreadable state directory: said when the build starts
+            return False
 
     @work(thread=True, exclusive=True, group="startup")
     def _load(self) -> None:
@@ -436,10 +439,10 @@ class SlotwiseApp(App[int]):
 
         assert self.store is not None
         slot = self.store.open(entry.build_id)
-        holder = slot.lock()
+        holder = self._lock(slot)
         if holder is not None:
             slot = self.store.new()
-            slot.lock()
+            self._lock(slot)
             pid = f" (pid {holder.pid})" if holder.pid else ""
             self.notify(
                 f"That build is open in another slotwise{pid}: you are editing a copy; "
@@ -462,9 +465,24 @@ class SlotwiseApp(App[int]):
         self.state.slot = slot
 
     def discard_autosave(self, entry: AutosaveEntry) -> Path | None:
-        """Move an autosave to the trash (the start screen asks first)."""
+        """Move an autosave to the trash (the start screen asks first).  Raises
+        tui.autosave.AutosaveError (AutosaveBusy: open in another slotwise) when it cannot."""
         assert self.store is not None
         return self.store.open(entry.build_id).discard()
+
+    def _lock(self, slot: Autosave):
+        """Take ``slot``'s lock; an unusable state directory is said once and work goes on
+        (the build is then not autosaved).  Returns the other holder, as Autosave.lock."""
+        try:
+            return slot.lock()
+        except OSError as exc:  # tui.autosave.AutosaveError: names the path and the fix
+            self._warn_autosave(exc)
+            return None
+
+    def _warn_autosave(self, exc: OSError) -> None:
+        if not self._autosave_warned:
+            self._autosave_warned = True
+            self.notify(str(exc), severity="warning", timeout=12)
 
     # ------------------------------------------------------------------------- state
     def evaluate_fn(self) -> Callable[[Build, Catalog], Report]:
@@ -502,7 +520,7 @@ class SlotwiseApp(App[int]):
 
         if self.slot is None and self.store is not None:
             slot = self.store.new()
-            slot.lock()  # a new id: nobody else has it
+            self._lock(slot)  # a new id: nobody else has it
             self.state.slot = slot
         self.state.history = history
         self.state.saved_build = saved
@@ -592,9 +610,7 @@ class SlotwiseApp(App[int]):
                 saved=self.saved_build,
             )
         except OSError as exc:  # tui.autosave.AutosaveError: names the path and cause
-            if not self._autosave_warned:
-                self._autosave_warned = True
-                self.notify(str(exc), severity="error", timeout=10)
+            self._warn_autosave(exc)
 
     def apply_blink(self, screen) -> None:
         """Screens call this on mount: no blinking cursors when ``cursor_blink`` is False."""
@@ -835,7 +851,7 @@ class SlotwiseApp(App[int]):
         slot = None
         if self.store is not None:
             slot = self.store.new()
-            slot.lock()  # a new id: nobody else has it
+            self._lock(slot)  # a new id: nobody else has it
         kept = opts.active
         index = opts.add(opts.copy_of(opts.options[kept], slot))
         self._enter_option(index)

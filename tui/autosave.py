@@ -37,17 +37,33 @@ Guarantees:
   written in the file) is taken over by the next one;
 * ``discard`` moves the file to ``trash/`` with the time in its name; files there are removed
   only after :data:`TRASH_KEEP` (by :meth:`AutosaveStore.entries`);
-* ``save`` raises :class:`AutosaveError` (message names the path and the cause) when the state
-  directory cannot be written, so the app can tell the user instead of silently not saving.
+* ``save`` and ``lock`` raise :class:`AutosaveError` (message names the path and the cause)
+  when the state directory cannot be written, so the app can tell the user once and go on
+  without autosave instead of dying or silently not saving;
+* the state is private and a planted symbolic link cannot redirect it: ``autosaves/`` and
+  ``trash/`` are made ``0700`` (tightened when older versions made them ``0755``) and refused
+  when they are symbolic links or not directories; autosaves and locks are ``0600``; a lock is
+  opened ``O_NOFOLLOW`` and must be a regular file; a save renames a new file over the old
+  name (a link there is replaced, never written through, and no mode is copied from it); an
+  autosave that is not a regular file is set aside, never read through;
+* ``discard`` takes the build's lock first: a build open in another slotwise is refused
+  (:class:`AutosaveBusy`, "open in another slotwise");
+* the purge and the clean-up of leftovers (temporary files of a killed save older than
+  :data:`STALE_TEMP`, lock files nobody holds) delete only regular files owned by this user
+  whose names slotwise gives, never through a link.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import re
 import secrets
 import socket
+import stat
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -75,11 +91,90 @@ AUTOSAVE_VERSION = 1
 TRASH_KEEP = timedelta(days=7)
 #: Larger files are not parsed (an autosave of 200 undo steps of a full build is ~2 MB).
 MAX_AUTOSAVE_BYTES = 64 * 1024 * 1024
+#: A save's temporary file older than this belongs to a killed save (a save takes milliseconds).
+STALE_TEMP = timedelta(hours=1)
+#: Permissions: the state may name customers and projects, so no other user reads it.
+DIR_MODE = 0o700
+FILE_MODE = 0o600
 _STAMP = "%Y%m%dT%H%M%SZ"
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+#: The names ``discard`` gives to files in ``trash/`` (the purge removes nothing else).
+_TRASHED = re.compile(r"[A-Za-z0-9_-]{1,64}\.discarded-[0-9]{8}T[0-9]{6}Z\.json")
 
 
 class AutosaveError(OSError):
     """The autosave could not be written (message names the file and the cause)."""
+
+
+class AutosaveBusy(AutosaveError):
+    """The build is open in another slotwise (``holder`` says which process)."""
+
+    def __init__(self, message: str, holder: LockHolder):
+        super().__init__(message)
+        self.holder = holder
+
+
+def _words(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "it is a symbolic link, which slotwise does not follow here"
+    return exc.strerror or str(exc)
+
+
+def _cannot(what: str, path: Path, why: str) -> AutosaveError:
+    return AutosaveError(
+        f"cannot {what} {path}: {why}; your work is not autosaved "
+        f"(set {STATE_ENV} to a private, writable directory)"
+    )
+
+
+def private_dir(path: Path, *, create: bool = True) -> Path:
+    """``path`` as a private directory of this user (``0700``), created when missing.
+
+    Raises :class:`AutosaveError` when it is a symbolic link, not a directory, or cannot be
+    made; an existing one with wider permissions is tightened (older versions made ``0755``)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        if not create:
+            raise
+        try:
+            path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            os.mkdir(path, DIR_MODE)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise _cannot("create the directory", path, _words(exc)) from exc
+        return private_dir(path, create=False)
+    except OSError as exc:
+        raise _cannot("use the directory", path, _words(exc)) from exc
+    if stat.S_ISLNK(st.st_mode):
+        raise _cannot("use", path, f"it is a symbolic link (to {_readlink(path)}); remove the link")
+    if not stat.S_ISDIR(st.st_mode):
+        raise _cannot("use", path, "it is not a directory")
+    if st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
+        with contextlib.suppress(OSError):
+            os.chmod(path, DIR_MODE, follow_symlinks=False)
+    return path
+
+
+def _readlink(path: Path) -> str:
+    try:
+        return shorten_text(os.readlink(path))
+    except OSError:  # pragma: no cover - it was a link a moment ago
+        return "?"
+
+
+def _regular_mine(path: Path) -> os.stat_result | None:
+    """``lstat`` of ``path`` when it is a regular file of this user (not a link); else None."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+        return None
+    return st
 
 
 class AutosaveState(BaseModel):
@@ -184,28 +279,30 @@ class Autosave:
             saved=saved,
         )
         text = state.model_dump_json(indent=1, exclude_defaults=False) + "\n"
-        try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(self.path, text)
+        private_dir(self.dir)
+        try:  # a new file renamed over the name: a link planted there is replaced, not followed
+            atomic_write_text(self.path, text, mode=FILE_MODE)
         except OSError as exc:
-            raise AutosaveError(
-                f"cannot write the autosave {self.path}: {exc.strerror or exc}; "
-                f"set {STATE_ENV} to a writable directory"
-            ) from exc
+            raise _cannot("write the autosave", self.path, _words(exc)) from exc
         return state
 
     # ------------------------------------------------------------------------------ read
     def exists(self) -> bool:
-        return self.path.is_file()
+        try:
+            return stat.S_ISREG(os.lstat(self.path).st_mode)
+        except OSError:
+            return False
 
     def load(self) -> AutosaveState | None:
         """The saved state, or None when there is none (or it was unreadable: see problem)."""
         self.problem = None
         try:
-            if not os.path.lexists(self.path):
-                return None
+            st = os.lstat(self.path)
         except (OSError, ValueError):
             return None
+        if not stat.S_ISREG(st.st_mode):  # a link (to anything) is never read through
+            kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+            return self._set_aside(f"it is {kind}, not an autosave slotwise wrote")
         try:
             text = read_text(self.path, max_bytes=MAX_AUTOSAVE_BYTES, what="autosave")
             data = loads_json(text, str(self.path), what="autosave")
@@ -245,32 +342,49 @@ class Autosave:
         taken over, and the file then names this process."""
         if self._lock_fd is not None:
             return None
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         me = f"{os.getpid()} {socket.gethostname()}\n"
         for _ in range(5):
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = self._open_lock(os.O_RDWR | os.O_CREAT)
             if not _try_flock(fd):
                 os.close(fd)
                 return self.holder() or LockHolder(0, "")
             try:
-                same = os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino
+                same = os.fstat(fd).st_ino == os.lstat(self.lock_path).st_ino
             except FileNotFoundError:
                 same = False
             if not same:  # unlinked by its previous holder meanwhile: lock the new file
                 os.close(fd)
                 continue
-            os.ftruncate(fd, 0)
-            os.write(fd, me.encode())
+            try:
+                os.ftruncate(fd, 0)
+                os.write(fd, me.encode())
+            except OSError as exc:  # e.g. a full disk: the flock is held all the same
+                if exc.errno != errno.ENOSPC:
+                    os.close(fd)
+                    raise _cannot("write the lock", self.lock_path, _words(exc)) from exc
             self._lock_fd = fd
             return None
         return LockHolder(0, "")  # pragma: no cover - the file kept being replaced
+
+    def _open_lock(self, flags: int) -> int:
+        """The lock file, opened without following a link; a regular file or AutosaveError."""
+        try:
+            fd = os.open(self.lock_path, flags | _O_NOFOLLOW | _O_CLOEXEC | _O_NONBLOCK, FILE_MODE)
+        except OSError as exc:
+            raise _cannot("open the lock", self.lock_path, _words(exc)) from exc
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise _cannot("use the lock", self.lock_path, "it is not a regular file")
+        return fd
 
     def holder(self) -> LockHolder | None:
         """Who holds the lock now (None: nobody, or this object itself)."""
         if self._lock_fd is not None:
             return None
         try:
-            fd = os.open(self.lock_path, os.O_RDONLY)
+            fd = self._open_lock(os.O_RDONLY)
         except OSError:
             return None
         try:
@@ -294,22 +408,40 @@ class Autosave:
     def discard(self) -> Path | None:
         """Move the autosave to ``trash/`` (kept for TRASH_KEEP); return where it went.
 
-        Also removes temporary files a killed save may have left behind (never read)."""
-        trash = self.state_dir / TRASH_DIR
-        dest = None
-        if self.path.exists():
-            stamp = to_utc_seconds(self._clock()).strftime(_STAMP)
-            trash.mkdir(parents=True, exist_ok=True)
-            dest = trash / f"{self.build_id}.discarded-{stamp}.json"
-            os.replace(self.path, dest)
-        for stale in self.dir.glob(f".{self.path.name}.*.tmp"):
-            stale.unlink(missing_ok=True)
-        return dest
+        Takes the build's lock first (and frees it again unless this object held it):
+        :class:`AutosaveBusy` when another slotwise has the build open.  Also removes
+        temporary files a killed save may have left behind (never read)."""
+        held = self._lock_fd is not None
+        holder = self.lock()
+        if holder is not None:
+            pid = f" (pid {holder.pid})" if holder.pid else ""
+            raise AutosaveBusy(
+                f"the build {self.build_id} is open in another slotwise{pid}: quit it there "
+                "first; nothing was discarded",
+                holder,
+            )
+        try:
+            dest = None
+            if os.path.lexists(self.path):
+                trash = private_dir(self.state_dir / TRASH_DIR)
+                stamp = to_utc_seconds(self._clock()).strftime(_STAMP)
+                dest = trash / f"{self.build_id}.discarded-{stamp}.json"
+                try:
+                    os.replace(self.path, dest)
+                except OSError as exc:
+                    raise _cannot("move to the trash", self.path, _words(exc)) from exc
+            for stale in self.dir.glob(f".{self.path.name}.*.tmp"):
+                if _regular_mine(stale) is not None:
+                    stale.unlink(missing_ok=True)
+            return dest
+        finally:
+            if not held:
+                self.unlock()
 
     # ------------------------------------------------------------------------------ helpers
     def _set_aside(self, why: str) -> AutosaveState | None:  # always None (for `return`)
         n = 1
-        while (aside := self.path.with_name(f"{self.path.name}.unreadable-{n}")).exists():
+        while os.path.lexists(aside := self.path.with_name(f"{self.path.name}.unreadable-{n}")):
             n += 1
         try:
             os.replace(self.path, aside)
@@ -356,8 +488,22 @@ class AutosaveStore:
         ``problems``); the single autosave of older versions is moved into ``autosaves/``;
         trash older than TRASH_KEEP is removed."""
         self.problems = []
+        try:
+            return self._entries()
+        except OSError as exc:  # e.g. a state directory this user may not read
+            self.problems.append(
+                str(exc)
+                if isinstance(exc, AutosaveError)
+                else str(_cannot("read the autosaves in", self.dir, _words(exc)))
+            )
+            return []
+
+    def _entries(self) -> list[AutosaveEntry]:
+        if os.path.lexists(self.dir):
+            private_dir(self.dir, create=False)
         self._adopt_legacy()
         self._empty_trash()
+        self._clean_leftovers()
         out = []
         for path in sorted(self.dir.glob("*.json")) if self.dir.is_dir() else ():
             slot = self.open(path.stem)
@@ -372,11 +518,12 @@ class AutosaveStore:
 
     def _adopt_legacy(self) -> None:
         legacy = self.state_dir / LEGACY_FILE
-        if not legacy.is_file():
+        st = _regular_mine(legacy)
+        if st is None:
             return
         try:
-            when = datetime.fromtimestamp(legacy.stat().st_mtime, UTC)
-            self.dir.mkdir(parents=True, exist_ok=True)
+            when = datetime.fromtimestamp(st.st_mtime, UTC)
+            private_dir(self.dir)
             os.replace(legacy, self.dir / f"{new_build_id(lambda: when)}.json")
         except OSError as exc:
             self.problems.append(
@@ -385,14 +532,43 @@ class AutosaveStore:
             )
 
     def _empty_trash(self) -> None:
-        if not self.trash.is_dir():
+        """Remove discarded autosaves older than TRASH_KEEP: only regular files of this user
+        named as ``discard`` names them, in a ``trash/`` that is a real directory."""
+        try:
+            if not os.path.lexists(self.trash):
+                return
+            private_dir(self.trash, create=False)
+        except (AutosaveError, FileNotFoundError) as exc:
+            self.problems.append(f"{exc}; nothing in it was removed")
             return
         now = to_utc_seconds(self._clock())
         for p in self.trash.glob("*.discarded-*.json"):
+            if not _TRASHED.fullmatch(p.name) or _regular_mine(p) is None:
+                continue  # not ours: leave it
             stamp = p.name.rsplit(".discarded-", 1)[1].removesuffix(".json")
             try:
                 when = datetime.strptime(stamp, _STAMP).replace(tzinfo=UTC)
             except ValueError:
-                continue  # not ours: leave it
+                continue
             if now - when > TRASH_KEEP:
-                p.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    p.unlink()
+
+    def _clean_leftovers(self) -> None:
+        """Temporary files of saves killed more than STALE_TEMP ago, and lock files that no
+        slotwise holds and whose build has no autosave (regular files of this user only)."""
+        if not self.dir.is_dir():
+            return
+        cutoff = time.time() - STALE_TEMP.total_seconds()
+        for tmp in self.dir.glob(".*.json.*.tmp"):
+            st = _regular_mine(tmp)
+            if st is not None and st.st_mtime < cutoff:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+        for lock in self.dir.glob("*.lock"):
+            if _regular_mine(lock) is None or os.path.lexists(lock.with_suffix(".json")):
+                continue
+            slot = self.open(lock.stem)
+            with contextlib.suppress(OSError):
+                if slot.lock() is None:  # nobody holds it: take it, then unlock removes it
+                    slot.unlock()

@@ -12,7 +12,9 @@ API (others may import it)::
 
 With ``overwrite=False`` an existing target raises :class:`FileExistsError` (the check and the
 rename are one atomic ``os.link`` where the file system allows hard links).  A new file gets the
-usual ``0o666 & ~umask`` permissions; an overwritten file keeps its mode.
+usual ``0o666 & ~umask`` permissions; an overwritten file keeps its permission bits (never a
+setuid, setgid or sticky bit); ``mode=`` sets them instead (the autosave's private ``0o600``).
+The rename replaces a symbolic link at ``path`` itself: nothing is written through it.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def atomic_write_bytes(
-    path: str | os.PathLike[str], data: bytes, *, overwrite: bool = True
+    path: str | os.PathLike[str], data: bytes, *, overwrite: bool = True, mode: int | None = None
 ) -> Path:
     """Write ``data`` to ``path`` atomically; return the path.
 
@@ -56,12 +58,12 @@ def atomic_write_bytes(
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-        exists = True
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-        exists = False
+    exists = os.path.lexists(target)
+    if mode is None:
+        try:  # permission bits only: a setuid / sticky bit is never copied
+            mode = stat.S_IMODE(target.stat().st_mode) & 0o777
+        except (FileNotFoundError, NotADirectoryError):
+            mode = 0o666 & ~_umask()
     if exists and not overwrite:
         raise FileExistsError(f"{target} already exists")
 
@@ -100,7 +102,12 @@ def _link_no_clobber(tmp: Path, target: Path) -> None:
 
 
 def atomic_write_text(
-    path: str | os.PathLike[str], text: str, *, overwrite: bool = True, encoding: str = "utf-8"
+    path: str | os.PathLike[str],
+    text: str,
+    *,
+    overwrite: bool = True,
+    encoding: str = "utf-8",
+    mode: int | None = None,
 ) -> Path:
     """Write ``text`` to ``path`` atomically (UTF-8, newlines written exactly as given)."""
-    return atomic_write_bytes(path, text.encode(encoding), overwrite=overwrite)
+    return atomic_write_bytes(path, text.encode(encoding), overwrite=overwrite, mode=mode)

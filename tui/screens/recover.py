@@ -94,7 +94,11 @@ class RecoverScreen(AppScreen[tuple[str, AutosaveEntry | None]]):
         def answer(yes: bool | None) -> None:
             if not yes:
                 return
-            where = self.app.discard_autosave(entry)
+            try:
+                where = self.app.discard_autosave(entry)
+            except OSError as exc:  # tui.autosave.AutosaveError / AutosaveBusy: says why
+                self.notify(str(exc), severity="warning", timeout=10)
+                return
             self.entries.remove(entry)
             self.notify(f"Discarded; kept until {TRASH_KEEP.days} days from now in {where}")
             if self.entries:

@@ -1,0 +1,65 @@
+"""Issue #29 in the app: an unwritable state directory, a build open elsewhere, typed-ahead keys.
+
+Each test is the reproduction the issue gives, run through the Pilot."""
+
+from __future__ import annotations
+
+from conftest import FIXED_NOW
+from tui_helpers import CHASSIS, GPU, choose_chassis, pick, started
+
+from slotwise.engine.build import Build
+from slotwise.tui.app import SlotwiseApp, fixed_clock
+from slotwise.tui.autosave import AutosaveStore
+from slotwise.tui.screens.build import BuildScreen
+from slotwise.tui.screens.recover import RecoverScreen
+
+
+def _app(catalog, state_dir, **kw) -> SlotwiseApp:
+    app = SlotwiseApp(
+        catalog=catalog,
+        state_dir=state_dir,
+        clock=fixed_clock(FIXED_NOW),
+        cursor_blink=False,
+        **kw,
+    )
+    app.animation_level = "none"
+    return app
+
+
+async def test_unwritable_state_dir_warns_once_and_work_and_export_go_on(catalog, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a regular file where the state directory's parent should be")
+    app = _app(catalog, blocker / "state")  # every mkdir under it fails (ENOTDIR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)  # used to die here: Autosave.lock() unguarded
+        await pick(pilot, "slot:1", "h200")
+        await pick(pilot, "slot:3", "h200")
+        assert isinstance(app.screen, BuildScreen)
+        assert app.history is not None and app.history.current.slots.get("1") == GPU
+        warned = [n.message for n in app._notifications if "SLOTWISE_STATE_DIR" in n.message]
+        assert len(warned) == 1, warned  # one warning, not one per edit
+        assert "not autosaved" in warned[0] and str(blocker) in warned[0]
+        out = tmp_path / "exported.toml"
+        assert app.export_to(out, force=False)
+        assert f'sku = "{CHASSIS}"' in out.read_text()
+    assert blocker.read_text().startswith("a regular file")
+
+
+async def test_discard_of_a_build_open_in_another_slotwise_is_refused(catalog, tmp_path):
+    state = tmp_path / "state"
+    store = AutosaveStore(state)
+    slot = store.new()
+    slot.save(Build(chassis=CHASSIS, slots={"1": GPU}))
+    app = _app(catalog, state)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        assert isinstance(app.screen, RecoverScreen)  # listed while nobody edits it
+        other = store.open(slot.build_id)  # ... then another slotwise resumes it
+        assert other.lock() is None
+        await pilot.press("d", "y")
+        await pilot.pause()
+        assert slot.exists(), "a build open in another slotwise was discarded"
+        said = " ".join(n.message for n in app._notifications)
+        assert "open in another slotwise" in said
+        other.unlock()
