@@ -9,6 +9,7 @@ paragraph instead of a traceback).
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -25,9 +26,51 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # exit 2 with a clear message, never a traceback
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"slotwise: error: {message}\n")
+        # One line: the error, with a "did you mean" for a mistyped flag, and where the usage
+        # is (argparse's usage dump of ~45 lines would bury it).
+        message = _with_suggestions(self, message)
+        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
         raise SystemExit(2)
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> list[str]:
+    return [o for o in parser._option_string_actions if o.startswith("--")]
+
+
+def _with_suggestions(parser: argparse.ArgumentParser, message: str) -> str:
+    """``message`` with "did you mean" added after each unrecognized ``--flag`` that is close
+    to one of ``parser``'s flags."""
+    head = "unrecognized arguments: "
+    if not message.startswith(head):
+        return message
+    words = []
+    for arg in message[len(head) :].split():
+        flag = arg.split("=", 1)[0]
+        close = (
+            difflib.get_close_matches(flag, _option_strings(parser), n=2, cutoff=0.6)
+            if flag.startswith("--")
+            else []
+        )
+        words.append(f"{arg} (did you mean {' or '.join(close)}?)" if close else arg)
+    return head + " ".join(words)
+
+
+def _unknown_command(word: str) -> int:
+    """``slotwise WORD`` where WORD is neither a command nor an existing file: exit 2 with the
+    closest command, never the full-screen app (which, without a terminal, would wait forever)."""
+    if word.endswith(".toml") or os.sep in word:
+        sys.stderr.write(
+            f"slotwise: cannot open '{word}': no such file ('slotwise' alone starts a new "
+            "build or resumes one).\n"
+        )
+        return 2
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    sys.stderr.write(
+        f"slotwise: '{word}' is not a command or a file; {hint}Commands: "
+        f"{', '.join(COMMANDS)} (see 'slotwise --help'); 'slotwise' alone opens the app.\n"
+    )
+    return 2
 
 
 def _available_commands() -> list:
@@ -71,9 +114,17 @@ def main(argv: list[str] | None = None) -> int:
         catalog_val = argv[i + 1] if i + 1 < len(argv) else None
     positional = [a for a in positional if a != catalog_val]
     if not (names & set(argv)) and not (positional and positional[0] in COMMANDS):
+        if positional and not os.path.exists(positional[0]):
+            return _unknown_command(positional[0])
         return _open_app(argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # reported by the sub-command's parser, which knows its own flags
+        subparsers = next(
+            (a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None
+        )
+        owner = subparsers.choices.get(args.command) if subparsers and args.command else None
+        (owner or parser).error(f"unrecognized arguments: {' '.join(extras)}")
     if not getattr(args, "run", None):
         parser.print_help()
         return 0
@@ -106,6 +157,12 @@ def _open_app(argv: list[str]) -> int:
     p.add_argument("bom", nargs="?")
     p.add_argument("--catalog", metavar="DIR")
     args = p.parse_args(argv)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        sys.stderr.write(
+            "slotwise: the app needs a terminal (stdin and stdout are not one); use the "
+            "sub-commands for scripts (see 'slotwise --help').\n"
+        )
+        return 2
     try:
         launcher = importlib.import_module("slotwise.tui.launch")
     except ModuleNotFoundError as exc:

@@ -59,6 +59,21 @@ def servers_for_target(check: TargetCheck, gpus_for_target: int | None, gpus_her
     return int(-(-hours // check.target_hours))
 
 
+def context_overrun(workload: Workload, positions: int | None, name: str) -> str | None:
+    """What is wrong when the sequence is longer than the positions the model was trained for
+    (None when it is not, or the model states no limit).  The limit is the config.json's
+    ``max_position_embeddings`` (Hugging Face transformers: the longest sequence the model may
+    be used with); beyond it the position encoding is extrapolated and quality degrades unless
+    the model is extended (RoPE scaling and long-context fine-tuning)."""
+    if positions is None or workload.seq_len <= positions:
+        return None
+    return (
+        f"the sequence length {workload.seq_len:,} tokens is longer than {name}'s "
+        f"{positions:,} positions (max_position_embeddings): use at most {positions:,} tokens, "
+        "or a long-context variant of the model (RoPE scaling and long-context fine-tuning)"
+    )
+
+
 class Verdict(BaseModel):
     """What a workload estimate means for the build it ran on."""
 
@@ -75,6 +90,8 @@ class Verdict(BaseModel):
     target: TargetCheck | None = None
     decode_tokens_per_s: float | None = None
     serving: Serving | None = None
+    #: GPUs the estimator says finish within the target (None: no target, or unknown).
+    gpus_for_target: int | None = None
 
     @property
     def misses_target(self) -> bool:
@@ -87,6 +104,53 @@ class Verdict(BaseModel):
         if self.fits or not self.min_gpus or self.min_gpus <= self.gpus:
             return None
         return self.min_gpus - self.gpus
+
+    @property
+    def servers(self) -> int | None:
+        """Servers like this one the workload needs: for a training target, those that finish
+        within it (:func:`servers_for_target`); for serving with a per-user rate, those that
+        give every user that rate (engine.estimate.serving); 1 when the job fits and nothing
+        asks for more; None when it does not fit or the figure is unknown."""
+        if self.target is not None and self.target.met is not None:
+            if self.target.met:
+                return 1 if self.fits else None
+            return servers_for_target(self.target, self.gpus_for_target, self.gpus)
+        sv = self.serving
+        if sv is not None and sv.tokens_per_user_s_target:
+            return sv.servers_for_users
+        return 1 if self.fits else None
+
+    def to_json(self) -> dict:
+        """The verdict as the CLI's ``validate --json`` ``workload`` object (docs/CLI.md)."""
+        t = self.target
+        sv = self.serving
+        return {
+            "fits": self.fits,
+            "gpu": self.gpu,
+            "gpus": self.gpus,
+            "memory_per_gpu_bytes": self.need_bytes,
+            "usable_bytes": self.usable_bytes,
+            "min_gpus": self.min_gpus,
+            "time": None
+            if self.train_hours is None
+            else {
+                "train_hours": self.train_hours,
+                "target_days": None if t is None else t.target_days,
+                "meets_target": None if t is None else t.met,
+            },
+            "serving": None
+            if sv is None
+            else {
+                "users": sv.users,
+                "max_users": sv.max_users,
+                "fits_users": sv.fits_users,
+                "ttft_s": sv.ttft_s,
+                "tokens_per_s_per_user": sv.tokens_per_s_per_user,
+                "tokens_per_user_s_target": sv.tokens_per_user_s_target,
+                "tokens_per_s_per_server": sv.tokens_per_s_per_server,
+            },
+            "servers": self.servers,
+        }
 
 
 def verdict(est: Estimate, workload: Workload | None) -> Verdict:
@@ -102,4 +166,5 @@ def verdict(est: Estimate, workload: Workload | None) -> Verdict:
         target=target_check(workload, est.train_hours),
         decode_tokens_per_s=est.decode_tokens_per_s,
         serving=est.serving,
+        gpus_for_target=est.gpus_for_target_days,
     )

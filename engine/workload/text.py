@@ -24,11 +24,12 @@ from slotwise.engine.workload import (
 
 #: Field -> what to type, for messages.
 FIELD_HELP: dict[str, str] = {
-    "seq_len": "a whole number of tokens, e.g. 4096",
+    "seq_len": "a whole number of tokens, e.g. 4096 or 8k (k = 1,024 tokens)",
     "micro_batch": "a whole number of sequences, e.g. 2",
     "tp": "a whole number, e.g. 8",
     "lora_rank": "a whole number, e.g. 16",
-    "longest_sample": "a whole number of tokens (the data set's longest sample), or blank",
+    "longest_sample": "a whole number of tokens (the data set's longest sample, e.g. 6000 or "
+    "8k), or blank",
     "lora_targets": f"{', '.join(LORA_TARGET_SETS)} or a comma list of {','.join(LORA_MODULES)}",
     "tokens": "a number with an optional k/M/B/T suffix, e.g. 300B",
     "zero_buckets": "a number of elements with an optional k/M/B suffix, e.g. 400M",
@@ -53,6 +54,21 @@ def _whole(text: str) -> int:
     return value
 
 
+def _tokens(text: str) -> int:
+    """A context length: a whole number, or with a ``k`` suffix in the binary sense that model
+    cards and configs use for context windows ("8k" = 8,192, "128k" = 131,072 tokens:
+    Llama 2's 4k context is ``max_position_embeddings = 4096``)."""
+    t = text.strip().replace("_", "").replace(",", "")
+    if t[-1:] in ("k", "K"):
+        value = float(t[:-1]) * 1024
+        if not value.is_integer():
+            raise ValueError("not a whole number of tokens")
+        if value < 1:
+            raise ValueError("must be 1 or more")
+        return int(value)
+    return _whole(t)
+
+
 def _positive(text: str) -> float:
     value = float(text)
     if value <= 0:
@@ -67,11 +83,11 @@ def _recipe(text: str) -> str:
 
 
 _PARSERS: dict[str, Callable[[str], Any]] = {
-    "seq_len": _whole,
+    "seq_len": _tokens,
     "micro_batch": _whole,
     "tp": _whole,
     "lora_rank": _whole,
-    "longest_sample": _whole,
+    "longest_sample": _tokens,
     "lora_targets": parse_lora_targets,
     "tokens": parse_count,
     "zero_buckets": parse_count,

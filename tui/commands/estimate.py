@@ -11,6 +11,7 @@ import argparse
 import os
 from pathlib import Path
 
+from slotwise.engine.check.verdict import context_overrun
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.checkpoint import checkpoint_format
 from slotwise.engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
@@ -129,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
     gpu = find_gpu(catalog, args.gpu)
     arch, warnings = _resolve(args, workload, catalog)
     workload = _serving_precision(args, workload, warnings)
+    overrun = context_overrun(workload, arch.max_position_embeddings, arch.sku)
+    if overrun:
+        warnings.append(overrun)
     try:
         est = estimate(workload, gpu, args.gpus, arch=arch, gpus_per_server=args.gpus_per_server)
         advice = [] if est.fits else suggest_changes(workload, gpu, args.gpus, arch=arch)

@@ -88,6 +88,7 @@ def result_json(loaded: LoadedBom, report: Report) -> dict:
             for b in report.budgets
         ],
         "power": report.power.to_json() if report.power is not None else None,
+        "workload": report.verdict.to_json() if report.verdict is not None else None,
     }
 
 

@@ -136,7 +136,12 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
     g.add_argument("--precision", choices=PRECISIONS, default=None, help="default: bf16")
     g.add_argument("--optimizer", choices=OPTIMIZERS, default=None, help="default: adamw")
     g.add_argument("--offload", choices=OFFLOADS, default=None, help="default: none")
-    g.add_argument("--seq-len", type=_positive_int, metavar="N", help="tokens per sequence (2048)")
+    g.add_argument(
+        "--seq-len",
+        type=_text("seq_len"),
+        metavar="N",
+        help="tokens per sequence, e.g. 4096 or 8k (k = 1,024 tokens; default 2048)",
+    )
     g.add_argument(
         "--micro-batch", type=_positive_int, metavar="N", help="sequences per GPU per step (1)"
     )

@@ -19,7 +19,7 @@ from slotwise.engine.check.rules.common import finding
 from slotwise.engine.check.rules.context import Ctx, engine_cache, is_wide
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.engine.check.rules.slots import find_destination
-from slotwise.engine.check.verdict import servers_for_target, target_check
+from slotwise.engine.check.verdict import context_overrun, servers_for_target, target_check
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.links import Links, build_links
 from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
@@ -37,6 +37,7 @@ FAMILY = RuleFamily(
         "workload_fit.train_time": "training takes longer than the target",
         "workload_fit.serving_users": "the KV cache of the concurrent users does not fit",
         "workload_fit.serving_rate": "each user gets fewer tokens/s than asked",
+        "workload_fit.context_length": "the sequence is longer than the model's positions",
     },
 )
 
@@ -52,9 +53,10 @@ def _workload_key(wl) -> Any:
         return wl.model_dump_json()
 
 
-# (estimate, problem, alternatives, failed): ``failed`` is True when the estimator itself broke
-# (a bug or an input it cannot handle) rather than the model being unavailable offline.
-Outcome = tuple[Estimate | None, str | None, tuple[tuple[str, float, bool], ...], bool]
+# (estimate, problem, alternatives, failed, max positions): ``failed`` is True when the
+# estimator itself broke (a bug or an input it cannot handle) rather than the model being
+# unavailable offline; the last item is the model's ``max_position_embeddings`` (None: unstated).
+Outcome = tuple[Estimate | None, str | None, tuple[tuple[str, float, bool], ...], bool, int | None]
 
 
 def build_links_of(ctx: Ctx, gpu: Gpu, count: int) -> Links:
@@ -95,7 +97,7 @@ def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
     if hit is not None:
         return hit
     result = _compute(ctx, gpu, count, links)
-    est, _, _, failed = result
+    est, _, _, failed, _ = result
     if est is None and not failed:
         # The model could not be resolved (a config file or Hub cache entry missing): that
         # depends on the disk, not on the key, and a fetch may fill the cache next (the app's
@@ -109,11 +111,12 @@ def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
 
 def _compute(ctx: Ctx, gpu: Gpu, count: int, links: Links) -> Outcome:
     if ctx.workload is None:
-        return None, "no workload is set", (), False
+        return None, "no workload is set", (), False, None
     try:
         arch = resolve_arch(ctx.workload, ctx.catalog, offline=True)
     except ModelResolveError as exc:
-        return None, str(exc), (), False
+        return None, str(exc), (), False, None
+    positions = arch.max_position_embeddings
     try:
         est = estimate(
             ctx.workload, gpu, count, arch=arch, gpus_per_server=max(count, 1), links=links
@@ -122,8 +125,9 @@ def _compute(ctx: Ctx, gpu: Gpu, count: int, links: Links) -> Outcome:
         _check_finite(est)
     except Exception as exc:  # noqa: BLE001 - reported as an error finding, never as "OK"
         why = shorten_text(f"{type(exc).__name__}: {exc}", 300)
-        return None, f"the workload estimate on {count} x {gpu.sku} failed ({why})", (), True
-    return est, None, alts, False
+        problem = f"the workload estimate on {count} x {gpu.sku} failed ({why})"
+        return None, problem, (), True, positions
+    return est, None, alts, False, positions
 
 
 def _check_finite(est: Estimate) -> None:
@@ -211,7 +215,8 @@ def check(ctx: Ctx) -> None:
             )
         )
         return
-    est, problem, alts, failed = _run_estimate(ctx, gpu, n)
+    est, problem, alts, failed, positions = _run_estimate(ctx, gpu, n)
+    _context_length(ctx, positions)
     if est is None and failed:
         ctx.add(
             finding(
@@ -320,6 +325,18 @@ def check(ctx: Ctx) -> None:
                 )
             )
     _serving(ctx, est, gpu, n)
+
+
+def _context_length(ctx: Ctx, positions: int | None) -> None:
+    """The sequence length against the model's positions (engine.check.verdict)."""
+    wl = ctx.workload
+    if wl is None:
+        return
+    problem = context_overrun(wl, positions, wl.model or wl.config or "the model")
+    if problem is None:
+        return
+    what, _, fix = problem.partition(": ")
+    ctx.add(finding("workload_fit.context_length", "warning", what, fix=fix))
 
 
 def _serving(ctx: Ctx, est: Estimate, gpu: Gpu, n: int) -> None:
