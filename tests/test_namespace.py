@@ -56,10 +56,32 @@ def test_the_package_list_matches_the_folders():
     }
 
 
-def test_the_checkout_links_point_at_the_folders():
+def test_the_checkout_links_where_present_point_at_the_folders():
     for top in TOP:
         link = ROOT / "slotwise" / top
-        assert link.is_symlink() and link.resolve() == (ROOT / top).resolve()
+        if link.is_symlink():
+            assert link.resolve() == (ROOT / top).resolve()
+
+
+def test_a_checkout_without_symlinks_imports_the_folders(tmp_path):
+    """``git -c core.symlinks=false clone`` leaves text files where the links were; the package's
+    ``__init__`` then finds the folders beside it (nothing depends on the links)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    (tmp_path / "slotwise").mkdir()
+    init = (ROOT / "slotwise" / "__init__.py").read_text(encoding="utf-8")
+    (tmp_path / "slotwise" / "__init__.py").write_text(init, encoding="utf-8")
+    for top in TOP:
+        (tmp_path / "slotwise" / top).write_text(f"../{top}", encoding="utf-8")
+        (tmp_path / top).mkdir()
+        (tmp_path / top / "__init__.py").write_text(f"NAME = {top!r}\n", encoding="utf-8")
+    code = (
+        "import sys; sys.path.insert(0, '.')\n"
+        "import slotwise.engine, slotwise.parts, slotwise.tui\n"
+        "print(slotwise.engine.NAME, slotwise.parts.NAME, slotwise.tui.NAME)"
+    )
+    out = _isolated(code, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == list(TOP)
 
 
 def _isolated(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:

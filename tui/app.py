@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult
-from textual.message import Message
 from textual.widgets import Static
 
 from slotwise.tui.keys import APP_KEYS, bindings
+from slotwise.tui.messages import CatalogReady, PricesPathChosen, StartupFailed
 from slotwise.tui.options import OptionSet
 from slotwise.tui.state import AppState, BomPricing
 
@@ -51,28 +51,6 @@ def _slotwise_commands():
     from slotwise.tui.screens.palette import SlotwiseCommands
 
     return SlotwiseCommands
-
-
-class CatalogReady(Message):
-    def __init__(self, catalog: Catalog, loaded=None) -> None:
-        super().__init__()
-        self.catalog = catalog
-        self.loaded = loaded  # engine.bom.LoadedBom when a BOM was named
-
-
-class PricesPathChosen(Message):
-    """Posted by a screen that used a price list file (the Suggest and TCO screens)."""
-
-    def __init__(self, path: str | None) -> None:
-        super().__init__()
-        self.path = path
-
-
-class StartupFailed(Message):
-    def __init__(self, title: str, text: str) -> None:
-        super().__init__()
-        self.title = title
-        self.text = text
 
 
 class SlotwiseApp(App[int]):
@@ -136,6 +114,28 @@ class SlotwiseApp(App[int]):
     @property
     def report(self) -> Report | None:
         return self.state.report
+
+    @property
+    def editing(self) -> History:
+        """The history of the build on screen. Screens that show a build exist only once one is
+        open, so there a missing history is a programming error, not a user's state."""
+        if self.state.history is None:
+            raise RuntimeError("no build is open")
+        return self.state.history
+
+    @property
+    def open_report(self) -> Report:
+        """The report of the build on screen (see :attr:`editing`)."""
+        if self.state.report is None:
+            raise RuntimeError("no build is open")
+        return self.state.report
+
+    @property
+    def open_meta(self) -> BomMeta:
+        """The document fields of the build on screen (see :attr:`editing`)."""
+        if self.state.meta is None:
+            raise RuntimeError("no build is open")
+        return self.state.meta
 
     @property
     def meta(self) -> BomMeta | None:
@@ -253,7 +253,9 @@ class SlotwiseApp(App[int]):
         from slotwise.parts.catalog import CatalogError, load_catalog
 
         try:
-            catalog = self.catalog or load_catalog(self.catalog_dir)
+            catalog = self.catalog or load_catalog(
+                None if self.catalog_dir is None else os.fspath(self.catalog_dir)
+            )
         except CatalogError as exc:
             self.post_message(StartupFailed("The parts catalog has problems", str(exc)))
             return
@@ -586,7 +588,7 @@ class SlotwiseApp(App[int]):
             self._changed(reload_form=False)
 
     def _changed(self, reload_form: bool = True) -> None:
-        self.state.report = self.evaluate_build(self.history.current)
+        self.state.report = self.evaluate_build(self.editing.current)
         self._save_state()
         screen = self._build_screen()
         if screen is not None:
@@ -604,7 +606,7 @@ class SlotwiseApp(App[int]):
                 undo=h.undo_builds,
                 redo=h.redo_builds,
                 bom_path=self.bom_path,
-                meta=self.meta,
+                meta=self.open_meta,
                 undo_labels=h.undo_labels,
                 redo_labels=h.redo_labels,
                 saved=self.saved_build,
@@ -733,9 +735,9 @@ class SlotwiseApp(App[int]):
     def export_to(self, path: Path, force: bool) -> bool:
         from slotwise.engine.bom import BomExistsError, export_bom, write_bom
 
-        meta = self.meta.touched(self.clock)
+        meta = self.open_meta.touched(self.clock)
         text = export_bom(
-            self.history.current,
+            self.editing.current,
             self.catalog,
             meta,
             report=self.report,
@@ -754,7 +756,7 @@ class SlotwiseApp(App[int]):
             return False
         self.state.meta = meta
         self.state.bom_path = str(Path(path).expanduser().resolve())
-        self.state.saved_build = self.history.current
+        self.state.saved_build = self.editing.current
         self._changed(reload_form=False)
         self.notify(f"Exported the BOM to {self.bom_path}", timeout=4)
         return True
@@ -813,7 +815,7 @@ class SlotwiseApp(App[int]):
         return BuildOption(
             history=self.history,
             saved_build=self.saved_build,
-            meta=self.meta,
+            meta=self.open_meta,
             bom_path=self.bom_path,
             slot=self.slot,
             pricing=self.pricing,

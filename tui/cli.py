@@ -13,6 +13,7 @@ import difflib
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from slotwise.tui import __version__
 
@@ -25,7 +26,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # exit 2 with a clear message, never a traceback
+    def error(self, message: str) -> NoReturn:  # exit 2 with a clear message, never a traceback
         # One line: the error, with a "did you mean" for a mistyped flag, and where the usage
         # is (argparse's usage dump of ~45 lines would bury it).
         message = _with_suggestions(self, message)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from slotwise.tui.app import PricesPathChosen
+from slotwise.tui.messages import PricesPathChosen
 from slotwise.tui.state import AppState, BomPricing
 
 TUI = Path(__file__).resolve().parents[2] / "tui"

@@ -22,15 +22,11 @@ class AppScreen(Screen[ResultT]):
     """A full screen of the slotwise app."""
 
     if TYPE_CHECKING:
-
-        @property
-        def app(self) -> SlotwiseApp: ...
+        app: SlotwiseApp
 
 
 class AppModal(ModalScreen[ResultT]):
     """A dialog of the slotwise app."""
 
     if TYPE_CHECKING:
-
-        @property
-        def app(self) -> SlotwiseApp: ...
+        app: SlotwiseApp

@@ -69,7 +69,7 @@ class BuildScreen(AppScreen[None]):
     # ------------------------------------------------------------------------- drawing
     def refresh_view(self, reload_form: bool = False) -> None:
         app = self.app
-        build = app.history.current
+        build = app.editing.current
         report = app.report
         chassis = app.catalog.chassis.get(build.chassis)
         # Most important first, so a narrow terminal crops only the tail: the unexported flag,
@@ -112,7 +112,7 @@ class BuildScreen(AppScreen[None]):
         if reload_form:
             form.load(build.workload)
         form.show_verdict(report, build.workload, self.form_problem)
-        self.query_one(BomView).show(build, app.catalog, app.meta, report, app.pricing)
+        self.query_one(BomView).show(build, app.catalog, app.open_meta, report, app.pricing)
 
     # ------------------------------------------------------------------------- events
     def on_findings_list_selected(self, event: FindingsList.Selected) -> None:
@@ -120,11 +120,11 @@ class BuildScreen(AppScreen[None]):
         marked = set(f.slots) if f else set()
         marked_parts = set(f.parts) if f else set()
         cmap = self.query_one(ChassisMap)
-        chassis = self.app.catalog.chassis.get(self.app.history.current.chassis)
+        chassis = self.app.catalog.chassis.get(self.app.editing.current.chassis)
         if chassis is not None:
             cmap.show(
                 chassis,
-                self.app.history.current,
+                self.app.editing.current,
                 self.app.catalog,
                 self.app.report,
                 marked,
@@ -133,10 +133,10 @@ class BuildScreen(AppScreen[None]):
 
     def on_chassis_map_pick(self, event: ChassisMap.Pick) -> None:
         app = self.app
-        build = app.history.current
+        build = app.editing.current
         chassis = app.catalog.chassis.get(build.chassis)
         target = target_for(event.row.key, chassis, build) if chassis else None
-        if target is None:
+        if target is None or chassis is None:
             return
 
         def done(edits: tuple | None) -> None:
@@ -144,15 +144,16 @@ class BuildScreen(AppScreen[None]):
                 app.apply_edits(edits, "; ".join(e.describe() for e in edits))
 
         app.push_screen(
-            PartPicker(target, build, chassis, app.catalog, app.evaluate_build, app.report), done
+            PartPicker(target, build, chassis, app.catalog, app.evaluate_build, app.open_report),
+            done,
         )
 
     def on_chassis_map_remove_row(self, event: ChassisMap.RemoveRow) -> None:
-        edit = _removal(event.row, self.app.history.current)
+        edit = _removal(event.row, self.app.editing.current)
         if edit is None:
             self.notify("Nothing to remove here.", severity="warning")
             return
-        build = self.app.history.current
+        build = self.app.editing.current
         bridged = [br for br in build.bridges if isinstance(edit, Remove) and edit.slot in br.slots]
         if self.app.apply_edits((edit,), edit.describe()) and bridged:
             joined = "; ".join(f"{br.sku} on slots {', '.join(br.slots)}" for br in bridged)
@@ -164,7 +165,7 @@ class BuildScreen(AppScreen[None]):
 
     def on_chassis_map_move_row(self, event: ChassisMap.MoveRow) -> None:
         sid = event.row.slots[0]
-        build = self.app.history.current
+        build = self.app.editing.current
         if self.move_src is None:
             if sid not in build.slots:
                 self.notify(
@@ -195,7 +196,7 @@ class BuildScreen(AppScreen[None]):
             ):
                 return
         form = self.query_one(WorkloadForm)
-        form.show_verdict(self.app.report, self.app.history.current.workload, self.form_problem)
+        form.show_verdict(self.app.report, self.app.editing.current.workload, self.form_problem)
 
     def on_workload_form_fetch(self, event: WorkloadForm.Fetch) -> None:
         self.notify(f"Reading the model config {event.workload.config} …")

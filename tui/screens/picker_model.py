@@ -9,7 +9,7 @@ errors it would add.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from slotwise.engine.build import Build, Environment
@@ -26,7 +26,16 @@ from slotwise.engine.build.edits import (
 )
 from slotwise.engine.check.report import Finding, Report
 from slotwise.parts.catalog import Catalog
-from slotwise.parts.schema import Chassis, Record
+from slotwise.parts.schema import (
+    Baseboard,
+    Bridge,
+    Chassis,
+    Dimm,
+    Drive,
+    Nic,
+    Psu,
+    Record,
+)
 
 EMPTY = "__empty__"
 Evaluate = Callable[[Build, Catalog], Report]
@@ -112,15 +121,15 @@ def target_for(row_key: str, chassis: Chassis, build: Build) -> PickTarget | Non
     if row_key.startswith("bay:"):
         bay_id = row_key[4:]
         bay = next((b for b in chassis.drive_bays if b.id == bay_id), None)
-        fit = next((d for d in build.drives if d.bay == bay_id), None)
+        drive_fit = next((d for d in build.drives if d.bay == bay_id), None)
         return PickTarget(
             row_key,
             "bay",
             f"Drive bays {bay_id}",
             True,
             "drives",
-            fit.count if fit else (bay.count if bay else 1),
-            fit.sku if fit else None,
+            drive_fit.count if drive_fit else (bay.count if bay else 1),
+            drive_fit.sku if drive_fit else None,
             bay=bay_id,
         )
     if row_key == "baseboard":
@@ -145,7 +154,7 @@ def candidates(
     catalog: Catalog,
     show_all: bool = False,
     build: Build | None = None,
-) -> list[tuple[Record | None, bool]]:
+) -> list[tuple[Record, bool]]:
     """(record, listed-for-this-chassis) pairs, listed ones first, in catalog order."""
     k = target.kind
     if k == "env":
@@ -157,26 +166,28 @@ def candidates(
             listed_gpus = {g.sku for g in catalog.gpus.values() if g.form == "pcie"}
         listed = listed_gpus | set(catalog.nics)
     elif k == "nvlink":
-        pool = [b for b in catalog.bridges.values() if b.ways == len(target.slots)]
+        bridges = [b for b in catalog.bridges.values() if b.ways == len(target.slots)]
+        pool = list(bridges)
         # bridges made for the GPUs now in these slots are "listed" (all, while they are empty)
         occupants = {build.slots[x] for x in target.slots if build and x in build.slots}
-        listed = {b.sku for b in pool if not occupants or occupants & set(b.gpu_skus)}
+        listed = {b.sku for b in bridges if not occupants or occupants & set(b.gpu_skus)}
     elif k == "bay":
         bay = next((b for b in chassis.drive_bays if b.id == target.bay), None)
-        pool = list(catalog.drives.values())
+        drives = list(catalog.drives.values())
+        pool = list(drives)
         listed = {
             d.sku
-            for d in pool
+            for d in drives
             if bay and d.form_factor == bay.form_factor and d.interface in bay.interfaces
         }
     else:
-        pool_map = {
+        pools: dict[str, Mapping[str, Record]] = {
             "cpu": catalog.cpus,
             "dimm": catalog.dimms,
             "psu": catalog.psus,
             "baseboard": catalog.baseboards,
-        }[k]
-        pool = list(pool_map.values())
+        }
+        pool = list(pools[k].values())
         vendor = {
             "cpu": chassis.cpu_skus,
             "dimm": chassis.dimm_skus,
@@ -252,7 +263,7 @@ def figures(rec: Record) -> str:
             f"x{g('pcie_lanes') or '?'} G{g('pcie_gen') or '?'}",
             "NVLink unknown" if nv is None else "no NVLink" if nv == "none" else f"NVLink {nv}",
         ]
-    elif k == "nic":
+    elif isinstance(rec, Nic):
         bits = [
             f"{rec.ports}×{rec.port_gbps} Gb/s",
             f"x{g('pcie_lanes') or '?'}",
@@ -266,18 +277,18 @@ def figures(rec: Record) -> str:
             f"{g('pcie_lanes') or '?'} lanes",
             f"{g('memory_channels') or '?'} ch",
         ]
-    elif k == "dimm":
+    elif isinstance(rec, Dimm):
         bits = [g("capacity_gb", " GB"), g("speed_mts", " MT/s"), rec.type]
-    elif k == "psu":
+    elif isinstance(rec, Psu):
         bits = [
             f"{rec.watts_high_line} W @200-240V",
             f"{g('watts_low_line', ' W') or 'unknown'} @100-127V",
         ]
-    elif k == "drive":
+    elif isinstance(rec, Drive):
         bits = [g("capacity_tb", " TB"), rec.form_factor, rec.interface]
-    elif k == "baseboard":
+    elif isinstance(rec, Baseboard):
         bits = [f"{rec.gpu_count}× {rec.gpu_sku}", "liquid only" if rec.liquid_only else ""]
-    elif k == "bridge":
+    elif isinstance(rec, Bridge):
         bits = [f"{rec.ways}-way", f"{rec.per_group} per group", "for " + ", ".join(rec.gpu_skus)]
     else:
         bits = []

@@ -20,9 +20,9 @@ from textual.widgets.option_list import Option
 
 from slotwise.engine.bom.items import parts_line
 from slotwise.engine.plan.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
-from slotwise.tui.app import PricesPathChosen
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import SUGGEST_KEYS, bindings
+from slotwise.tui.messages import PricesPathChosen
 from slotwise.tui.screens.base import AppScreen
 
 ANY = "any"
@@ -197,7 +197,7 @@ class SuggestScreen(AppScreen[None]):
         self.currency: str | None = None
 
     def compose(self) -> ComposeResult:
-        env = self.app.history.current.env
+        env = self.app.editing.current.env
         yield Static("", id="sg-title")
         with Grid(id="sg-form"):
             yield Static("Objective", classes="sg-label")
@@ -254,7 +254,7 @@ class SuggestScreen(AppScreen[None]):
 
     def on_mount(self) -> None:
         self.app.apply_blink(self)
-        w = self.app.history.current.workload
+        w = self.app.editing.current.workload
         title = "[b]Suggest[/b] — "
         if w is None:
             title += "no workload"
@@ -287,7 +287,7 @@ class SuggestScreen(AppScreen[None]):
         self.query_one("#sg-status", Static).update(Text(app_words(text)))
 
     def action_run(self) -> None:
-        workload = self.app.history.current.workload
+        workload = self.app.editing.current.workload
         if workload is None:
             self._status(
                 "This build has no workload. Set one on the Workload tab (F4) first, then "
@@ -340,6 +340,8 @@ class SuggestScreen(AppScreen[None]):
             self._status(f"✗ {message.problem}")
             return
         result = message.result
+        if result is None:  # a problem was reported above; a result always comes without one
+            return
         self.result = result
         self.currency = message.currency
         if message.prices_path is not None:
@@ -383,7 +385,7 @@ class SuggestScreen(AppScreen[None]):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         s = self._selected(event.option.id)
-        if s is not None:
+        if s is not None and self.result is not None:
             self.query_one("#sg-detail-text", Static).update(Text(detail_text(s, self.result)))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -394,7 +396,7 @@ class SuggestScreen(AppScreen[None]):
         label = f"open suggested build #{s.rank} ({s.build.chassis}, {s.gpus} x {s.gpu})"
         if s.nodes > 1:
             label += f", one of {s.nodes} cluster nodes (a node carries no workload)"
-        if s.build == self.app.history.current:
+        if s.build == self.app.editing.current:
             self.notify("That build is already the current one.")
             return
 

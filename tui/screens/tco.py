@@ -21,9 +21,9 @@ from slotwise.engine.cost.pricing import Quote
 from slotwise.engine.cost.tco import TcoResult, tco_markdown
 from slotwise.engine.plan.for_build import TcoParams, tco_for_build
 from slotwise.parts.catalog import Catalog
-from slotwise.tui.app import PricesPathChosen
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import TCO_KEYS, bindings
+from slotwise.tui.messages import PricesPathChosen
 from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.screens.export import PathPrompt
 
@@ -251,10 +251,10 @@ class TcoScreen(AppScreen[None]):
     def action_run(self) -> None:
         app = self.app
         outcome = tco_from_form(
-            app.history.current,
+            app.editing.current,
             app.report,
             app.catalog,
-            years=int(self.query_one("#tco-years", Select).value),
+            years=int(str(self.query_one("#tco-years", Select).value)),
             pue=self._val("#tco-pue"),
             utilization=self._val("#tco-util"),
             kwh_price=self._val("#tco-kwh"),
@@ -290,7 +290,7 @@ class TcoScreen(AppScreen[None]):
             return
         markdown = self.markdown
         stem = (
-            Path(self.app.bom_path).stem if self.app.bom_path else self.app.history.current.chassis
+            Path(self.app.bom_path).stem if self.app.bom_path else self.app.editing.current.chassis
         )
         default = f"{stem}-tco.md"
 

@@ -176,7 +176,7 @@ def _worst_by_slot(report: Report | None, prefix: str = "") -> dict[str, str]:
         if not f.rule.startswith(prefix):
             continue
         for s in f.slots:
-            out[s] = _worse(out.get(s), f.severity)
+            out[s] = _worse(out.get(s), f.severity) or f.severity
     return out
 
 
@@ -188,5 +188,5 @@ def _worst_by_part(report: Report | None) -> dict[str, str]:
         if f.slots:
             continue
         for p in f.parts:
-            out[p] = _worse(out.get(p), f.severity)
+            out[p] = _worse(out.get(p), f.severity) or f.severity
     return out

@@ -187,16 +187,16 @@ def map_rows(
         )
     )
     for bay in chassis.drive_bays:
-        fit = next((d for d in build.drives if d.bay == bay.id), None)
+        drive_fit = next((d for d in build.drives if d.bay == bay.id), None)
         rows.append(
             MapRow(
                 f"bay:{bay.id}",
                 "bay",
                 f"Bays {bay.id}",
-                _count(fit.count, fit.sku) if fit else "— empty —",
+                _count(drive_fit.count, drive_fit.sku) if drive_fit else "— empty —",
                 f"{bay.count}× {bay.form_factor} {'/'.join(bay.interfaces)}",
-                filled=fit is not None,
-                parts=_p(fit.sku if fit else None),
+                filled=drive_fit is not None,
+                parts=_p(drive_fit.sku if drive_fit else None),
             )
         )
     if not chassis.drive_bays:
