@@ -72,12 +72,37 @@ def test_gpu_above_air_limit():
     assert not of_rule(run(base_build()), "cooling.gpu_tdp_air")
 
 
-def test_ambient_above_rating():
-    b = base_build(env=Environment(ambient_c=40))
-    f = one(run(b), "cooling.ambient")
-    assert f.severity == "warning"
+def test_ambient_above_rating_is_an_error():
+    b = base_build(env=Environment(ambient_c=45))
+    r = run(b)
+    f = one(r, "cooling.ambient")
+    assert f.severity == "error" and "45 C" in f.message and "35 C" in f.message
+    assert r.errors >= 1  # never "OK: 0 errors" at 45 C on a 35 C chassis
     assert_edit_fixes(b, f)
     assert not of_rule(run(base_build(env=Environment(ambient_c=35))), "cooling.ambient")
+
+
+def _bare(**env):
+    from test_rules_unknowns import bare
+
+    return bare().with_(env=Environment(**env)) if env else bare()
+
+
+def test_unknown_rating_is_checked_against_the_family_ashrae_class():
+    """FIX-BARE (X13) publishes no rating; FIX-PCIE-10 and FIX-HGX-AIR, the other X13 chassis,
+    are rated 35 C: ASHRAE class A2, derived (tier C), stated in the finding."""
+    b = _bare(ambient_c=45)
+    f = one(run(b), "cooling.ambient_class")
+    assert f.severity == "error"
+    assert "ASHRAE class A2" in f.message and "35 C" in f.message and "tier C" in f.message
+    assert "FIX-PCIE-10" in f.message or "FIX-HGX-AIR" in f.message
+    assert_edit_fixes(b, f)
+    ok = run(_bare(ambient_c=30))
+    assert not of_rule(ok, "cooling.ambient_class")
+    info = one(ok, "cooling.unknown_ambient")
+    assert info.severity == "info" and "ASHRAE class A2" in info.message
+    assert "tier C" in info.message
+    assert "ASHRAE A2" in ok.budget("heat").detail
 
 
 def test_open_air_consumer_card():

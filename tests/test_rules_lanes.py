@@ -50,3 +50,27 @@ def test_root_over_edit_moves_a_card_when_a_free_root_exists():
     f = one(run(b), "lanes.root_over")
     assert f.edit and f.edit[0].op == "move"
     assert_edit_fixes(b, f)
+
+
+def test_nic_in_the_switch_own_nic_slot_is_the_gpudirect_layout_not_a_warning():
+    """SYS-422GA-NRT (bundled catalog): each of its 4 PCIe switches carries 2 GPU slots and its
+    own NIC slot (purpose "nic"): 2 GPUs + 1 NIC = 48 lanes over a x16 uplink.  That is the
+    vendor's GPUDirect RDMA layout: one info finding, no warnings (issue 28, item 6)."""
+    from fixtures_catalog.helpers import bundled_catalog
+
+    from slotwise.engine.build import Build
+    from slotwise.engine.check.evaluate import evaluate
+
+    gpu, nic = "NVIDIA-RTX-PRO-6000-BSE-96GB", "NVIDIA-CX7-400G-1P-OSFP"
+    slots = {str(i): gpu for i in range(1, 9)}
+    b = Build(chassis="SYS-422GA-NRT", cpu="XEON-6960P", cpu_count=2, slots=slots)
+    with_nics = b.with_(slots={**slots, **{s: nic for s in ("9", "10", "11", "12")}})
+    r = evaluate(with_nics, bundled_catalog())
+    found = of_rule(r, "lanes.switch_oversubscribed")
+    assert [f.severity for f in found] == ["info"], [f.message for f in found]
+    assert "GPUDirect" in found[0].message and "sw1" in found[0].message
+    assert not [f for f in r.findings if f.severity == "warning" and f.rule.startswith("lanes.")]
+    # the GPUs alone: 2:1 per switch, the usual shared-uplink information, no GPUDirect line
+    r = evaluate(b, bundled_catalog())
+    found = of_rule(r, "lanes.switch_oversubscribed")
+    assert [f.severity for f in found] == ["info"] and "GPUDirect" not in found[0].message

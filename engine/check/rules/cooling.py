@@ -29,6 +29,7 @@ FAMILY = RuleFamily(
         "cooling.liquid_gpu": "liquid-cooled card at an air-cooled site",
         "cooling.unknown_ambient": "chassis' rated ambient temperature unknown",
         "cooling.ambient": "inlet temperature above the chassis' rating",
+        "cooling.ambient_class": "inlet above the ASHRAE class the chassis' family is rated for",
         "cooling.unknown_cpu_limit": "chassis' CPU TDP limit unknown",
         "cooling.cpu_tdp": "CPU TDP above what the chassis cools",
     },
@@ -36,6 +37,33 @@ FAMILY = RuleFamily(
 )
 
 BTU_PER_W = 3.412
+
+#: ASHRAE TC 9.9, "Thermal Guidelines for Data Processing Environments" (5th ed., 2021): the
+#: highest allowable inlet temperature of each air-cooled equipment class (A1 15-32 C, A2 10-35 C,
+#: A3 5-40 C, A4 5-45 C).
+ASHRAE_MAX_INLET_C: dict[str, float] = {"A1": 32.0, "A2": 35.0, "A3": 40.0, "A4": 45.0}
+
+
+def family_class(ctx: Ctx) -> tuple[str, float, tuple[str, ...]] | None:
+    """For a chassis whose own rating is unknown: (ASHRAE class, its highest inlet, the chassis
+    it is derived from).  Derived, tier C: the published ratings (``max_ambient_c``) of the other
+    chassis of the same family in the catalog, read as the highest ASHRAE class whose allowable
+    inlet does not exceed the lowest of them (Supermicro's X13 and X14 GPU SuperServer
+    datasheets state 10-35 C, class A2).  None when no chassis of the family states a rating."""
+    ch = ctx.chassis
+    rated = sorted(
+        (c.max_ambient_c, c.sku)
+        for c in ctx.catalog.chassis.values()
+        if c.family == ch.family and c.max_ambient_c is not None and c.sku != ch.sku
+    )
+    if not rated:
+        return None
+    lowest = rated[0][0]
+    fitting = [(v, k) for k, v in ASHRAE_MAX_INLET_C.items() if v <= lowest]
+    if not fitting:
+        return None
+    limit, name = max(fitting)
+    return name, limit, tuple(sku for value, sku in rated if value >= limit)
 
 
 def check(ctx: Ctx) -> None:
@@ -149,21 +177,12 @@ def check(ctx: Ctx) -> None:
             )
 
     if ch.max_ambient_c is None:
-        ctx.add(
-            finding(
-                "cooling.unknown_ambient",
-                "info",
-                f"could not check the {env.ambient_c:g} C ambient: {ch.sku}'s rated operating "
-                "temperature is not in the catalog",
-                parts=(ch.sku,),
-                fix="add max_ambient_c (with its source) to the chassis record",
-            )
-        )
+        _ambient_by_class(ctx)
     elif env.ambient_c > ch.max_ambient_c:
         ctx.add(
             finding(
                 "cooling.ambient",
-                "warning",
+                "error",
                 f"{env.ambient_c:g} C inlet air is above {ch.sku}'s rated {ch.max_ambient_c:g} C: "
                 "GPUs and CPUs will throttle or shut down under load",
                 parts=(ch.sku,),
@@ -224,6 +243,55 @@ def check(ctx: Ctx) -> None:
         )
 
 
+def _ambient_by_class(ctx: Ctx) -> None:
+    """The chassis' own rating is unknown: check the inlet against the ASHRAE class its family
+    is sold for (:func:`family_class`, tier C), and say so."""
+    ch = ctx.chassis
+    env = ctx.build.env
+    cls = family_class(ctx)
+    if cls is None:
+        ctx.add(
+            finding(
+                "cooling.unknown_ambient",
+                "info",
+                f"could not check the {env.ambient_c:g} C ambient: {ch.sku}'s rated operating "
+                f"temperature is not in the catalog, nor that of any other {ch.family} chassis",
+                parts=(ch.sku,),
+                fix="add max_ambient_c (with its source) to the chassis record",
+            )
+        )
+        return
+    name, limit, basis = cls
+    derived = (
+        f"ASHRAE class {name} (inlet up to {limit:g} C), the class {ch.family} GPU servers are "
+        f"rated for ({', '.join(basis[:3])}: {limit:g} C); derived, tier C: {ch.sku}'s own "
+        "rating is not in the catalog"
+    )
+    if env.ambient_c > limit:
+        ctx.add(
+            finding(
+                "cooling.ambient_class",
+                "error",
+                f"{env.ambient_c:g} C inlet air is above {derived}: GPUs and CPUs will throttle "
+                "or shut down under load",
+                parts=(ch.sku,),
+                fix=f"keep the inlet at {limit:g} C or below, or add {ch.sku}'s published "
+                "max_ambient_c (with its source) to the chassis record",
+                edit=(SetEnv(env=env.model_copy(update={"ambient_c": limit})),),
+            )
+        )
+        return
+    ctx.add(
+        finding(
+            "cooling.unknown_ambient",
+            "info",
+            f"{env.ambient_c:g} C inlet checked against {derived}",
+            parts=(ch.sku,),
+            fix="add max_ambient_c (with its source) to the chassis record",
+        )
+    )
+
+
 def heat_detail(ctx: Ctx, heat_w: float) -> str:
     """BTU/h at the worst-case wall draw, where the heat goes, airflow and ambient, in words.
 
@@ -249,6 +317,11 @@ def heat_detail(ctx: Ctx, heat_w: float) -> str:
         parts.append(f"airflow {ch.airflow_cfm:,.0f} CFM (published)")
     if ch.max_ambient_c is not None:
         parts.append(f"inlet {env.ambient_c:g} C of {ch.max_ambient_c:g} C rated")
+    elif (cls := family_class(ctx)) is not None:
+        parts.append(
+            f"inlet {env.ambient_c:g} C of {cls[1]:g} C (ASHRAE {cls[0]}, the {ch.family} class; "
+            "tier C, the chassis' own rating not verified)"
+        )
     else:
         parts.append(f"inlet {env.ambient_c:g} C (rated maximum not verified)")
     return "; ".join(parts)

@@ -8,7 +8,11 @@ uplink among everything below it: downstream:upstream above 1:1 means cards comp
 bandwidth when they all talk to the CPU at once (peer-to-peer traffic under the switch does not
 use the uplink).  2:1 is the usual design for two x16 GPUs per switch (measured topology of the
 X13DEG-OA board in SYS-521GE-TNRT: 4 switches, 2 GPUs each; see shared reference S9), so it is
-reported as information; above 2:1 as a warning.
+reported as information; above 2:1 as a warning.  A NIC in the switch's own NIC slot (the
+chassis record's ``purpose = "nic"`` slot under a GPU switch) is the vendor's GPUDirect RDMA
+layout: the NIC reads and writes the GPUs beside it peer-to-peer under the switch, not through
+the uplink, so its lanes are not counted against the uplink when it decides the severity; the
+layout is stated once, as information.
 """
 
 from __future__ import annotations
@@ -68,6 +72,7 @@ def check(ctx: Ctx) -> None:
     unknown: list[str] = []
     overs: list[tuple[str, int, int]] = []
     shared: list[tuple[str, int, int, float]] = []  # switches at most 2:1
+    gpudirect: list[tuple[str, int, int, float]] = []  # over 2:1 only by their own NIC slots
     avails: dict[str, int | None] = {}
     for root in ctx.chassis.roots:
         if root.socket > max(ctx.cpu_count, 1):
@@ -101,8 +106,16 @@ def check(ctx: Ctx) -> None:
         if root.kind == "switch" and root.upstream_lanes:
             down = downstream[root.id] + sum(used[c] for c in idx.children_of_root.get(root.id, ()))
             ratio = down / root.upstream_lanes
+            own_nics = sum(
+                _slot_use(ctx, s)
+                for s in idx.slots_of_root.get(root.id, ())
+                if s in ctx.nics and idx.slot[s].purpose == "nic"
+            )
+            host_bound = (down - own_nics) / root.upstream_lanes
             if 1.0 < ratio <= OVERSUB_WARN:
                 shared.append((root.id, down, root.upstream_lanes, ratio))
+            elif own_nics and host_bound <= OVERSUB_WARN:
+                gpudirect.append((root.id, down, root.upstream_lanes, ratio))
             elif ratio > OVERSUB_WARN:
                 sev: Severity = "warning"
                 ctx.add(
@@ -134,6 +147,21 @@ def check(ctx: Ctx) -> None:
                 ),
                 fix="fine for GPU peer-to-peer traffic under a switch; for host-bound traffic "
                 "spread cards over more switches",
+            )
+        )
+    if gpudirect:
+        ctx.add(
+            finding(
+                "lanes.switch_oversubscribed",
+                "info",
+                "NICs in the switches' own NIC slots, beside their GPUs (the vendor's GPUDirect "
+                "RDMA layout): "
+                + ", ".join(f"{r} {d} lanes over x{up} ({q:g}:1)" for r, d, up, q in gpudirect)
+                + ". GPU-NIC traffic stays under the switch",
+                slots=ctx.sort_slots(
+                    s for r, *_ in gpudirect for s in idx.slots_of_root.get(r, ()) if s in occupied
+                ),
+                fix="nothing to change: this is the chassis' reference layout",
             )
         )
     for root_id, u, avail in overs:
