@@ -1,100 +1,97 @@
-import math
+"""The one cluster plan (engine.plan.cluster): fabric + management + racks + power + BOM lines."""
 
-import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from pathlib import Path
 
-from slotwise.engine.plan.cluster import (
-    SWITCHES,
-    cluster_markdown,
-    plan_cluster,
-    size_fabric,
-    switch_for,
-)
+from slotwise.engine.plan.cluster import cluster_markdown, plan_cluster
+from slotwise.engine.plan.racks import Feed, Site
 
 
-def q2():
-    return switch_for(400)
-
-
-def test_switch_radix_per_speed():
-    assert switch_for(400).radix == 64 and "QM9700" in switch_for(400).name
-    assert switch_for(200).radix == 128  # NDR200 split mode
-    assert switch_for(800).radix == 144 and "Q3400" in switch_for(800).name
-    assert switch_for(1600) is None
-    assert all(s.source.startswith("https://") for s in SWITCHES)
-
-
-def test_fabric_tiers():
-    one = size_fabric(64, q2())
-    assert (one.tiers, one.leaves, one.spines) == (1, 1, 0)
-    # 128 hosts: 4 leaves of 32 down / 32 up, 128 uplinks on 2 spines of 64 ports
-    two = size_fabric(128, q2())
-    assert (two.tiers, two.leaves, two.spines, two.switches) == (2, 4, 2, 6)
-    # two-tier limit k^2/2 = 2048 hosts: 64 leaves + 32 spines (the DGX SuperPOD scale unit)
-    top = size_fabric(2048, q2())
-    assert (top.tiers, top.leaves, top.spines) == (2, 64, 32)
-    three = size_fabric(2049, q2())
-    assert three.tiers == 3 and three.cores > 0
-    with pytest.raises(ValueError):
-        size_fabric(64**3 // 4 + 1, q2())
-
-
-@given(st.integers(1, 64**3 // 4), st.sampled_from(SWITCHES))
-def test_fabric_is_non_blocking(n, sw):
-    if n > sw.radix**3 // 4:
-        return
-    f = size_fabric(n, sw)
-    k, half = sw.radix, sw.radix // 2
-    if f.tiers == 1:
-        assert n <= k
-        return
-    # every host has a leaf port, every leaf uplink has a spine port
-    assert f.leaves * half >= n
-    assert f.spines * k >= f.leaves * half or f.tiers == 3
-    if f.tiers == 3:
-        assert f.cores * k >= f.spines * half
-    assert f.leaves == math.ceil(n / half)
-
-
-def test_plan_power_racks_and_markdown():
-    p = plan_cluster(
-        nodes=16,
+def _dgx(nodes, **kw):
+    args = dict(
+        nodes=nodes,
         gpus_per_node=8,
-        gpu="G",
-        chassis="SYS-X",
-        nic="NIC-400",
+        gpu="NVIDIA-H100-SXM-80GB",
+        chassis="DGX-H100-like",
+        nic="NVIDIA-CX7-400G-1P-OSFP",
         nic_gbps=400,
         nics_per_node=8,
-        node_power_w=10_000,
+        node_power_w=10_200,  # DGX H100: 10.2 kW max (H100 SuperPOD RA)
         node_u=8,
-        kw_per_rack=40,
+        links_per_module=2,  # four twin-port OSFP cages
     )
-    assert p.total_gpus == 128
-    assert p.fabric.endpoints == 128 and p.fabric.switches == 6
-    # servers 16 x 10,000 W = 160,000 W; fabric 6 QM9700 x optics 32 cages x 17 W = 3,264 W
-    # (the switches' own power is not published: counted as 0 and "not verified")
-    assert p.servers_power_w == 160_000
-    assert p.fabric.power_w == 6 * 32 * 17 == 3264
-    assert p.total_power_w == 163_264
-    # power: 163.264 kW / 40 = 4.08 -> 5 racks; space: 42U // 8U = 5 nodes per rack -> 4 racks
-    assert p.racks == 5
-    md = cluster_markdown(p)
-    assert "16 x SYS-X" in md and "128 x G" in md and "QM9700" in md and "163.3 kW" in md
-    assert "fabric 3.3 kW (not verified)" in md
-    assert any("Fabric power not verified" in n for n in p.notes)
-    j = p.to_json()
-    assert j["fabric"]["switch_radix"] == 64 and j["fabric"]["switch_sku"] == "MQM9700-NS2F"
-    assert j["fabric_power_w"] == 3264 and j["fabric_power_verified"] is False
+    args.update(kw)
+    return plan_cluster(**args)
+
+
+def test_json_keys_of_the_cluster_document():
+    j = _dgx(127).to_json()
+    assert j["nodes"] == 127 and j["gpus"] == 1016
+    c = j["fabric"]["compute"]
+    for key in (
+        "leaf",
+        "spine",
+        "core",
+        "switch_model",
+        "cables",
+        "transceivers_switch",
+        "transceivers_node",
+    ):
+        assert key in c
+    assert (c["leaf"], c["spine"], c["core"]) == (32, 16, 0)
+    assert c["transceivers_switch"] == 1536 and c["transceivers_node"] == 508
+    assert {"nodes_w", "fabric_w", "total_w"} <= set(j["power"])
+    assert j["racks"] >= 1 and j["nodes_per_rack"] >= 1 and j["circuits"]["total"] >= 2
+    assert j["lines"] and all({"item", "pn", "qty"} <= set(ln) for ln in j["lines"])
+
+
+def test_power_adds_the_fabric_and_management():
+    p = _dgx(127)
+    # 48 QM9700 at 1.72 kW max + 16 storage QM9700 + 8 SN4600C + 8 SN2201 + 4 UFM (H100 RA)
+    fabric = 48 * 1720 + 16 * 1720 + 8 * 466 + 8 * 98 + 4 * 689
+    assert p.servers_power_w == 127 * 10_200
+    assert p.fabric_power_w == fabric and p.fabric_power_verified
+    assert p.total_power_w == 127 * 10_200 + fabric
+    # 40 kW racks hold 3 DGX H100 (30.6 kW): 43 compute racks + network racks
+    assert p.nodes_per_rack == 3
+    compute = [r for r in p.rack_plan.racks if r.kind == "compute"]
+    assert sum(r.count for r in compute) == 43
+
+
+def test_lines_carry_published_part_numbers_or_say_pn_needed():
+    p = _dgx(127, prices={"920-9B210-00FN-0M0": 30_000.0})
+    lines = {ln["item"]: ln for ln in p.to_json()["lines"]}
+    sw = next(v for k, v in lines.items() if k.startswith("compute switch"))
+    assert sw["pn"] == "920-9B210-00FN-0M0" and sw["qty"] == 48
+    assert sw["extended_price"] == 48 * 30_000
+    pns = {v["pn"] for v in lines.values()}
+    assert {"980-9I510-00NS00", "980-9I51A-00NS00", "980-9I570-00N030"} <= pns
+    assert "PN needed" in pns  # PDUs, racks, Ethernet management switches
+
+
+def test_nic_mismatch_says_so_with_the_fix():
+    p = _dgx(16, nics_per_node=4)
+    assert any("add 4 x NVIDIA-CX7-400G-1P-OSFP" in n for n in p.notes)
+    assert p.fabric.rails == 8
+
+
+def test_unpublished_switch_power_is_not_verified():
+    p = _dgx(72, nic_gbps=800, nic="NVIDIA-CX8-C8180")
+    assert p.fabric.switch.key == "q3400" and not p.fabric_power_verified
+    assert any("not verified" in n for n in p.notes)
+    assert "(not verified)" in cluster_markdown(p)
+
+
+def test_b200_like_site_settings_reach_the_circuits():
+    site = Site(rack_kw=57.2, feed=Feed(volts=415, amps=60))
+    j = _dgx(8, node_power_w=14_300, node_u=10, site=site).to_json()
+    assert j["nodes_per_rack"] == 4 and j["circuits"]["per_compute_rack"] == 2
+    assert j["circuits"]["feed"] == "415 V 3-phase 60 A"
 
 
 def test_rack_count_follows_the_wall_figure_of_a_real_node():
     """HGX H200 in SYS-821GE-TNHR (examples/hgx-h200-finetune-821ge.toml): the engine's worst
-    case at the wall is 10,164 W a node (the old DC sum without fans/board was 6,476 W).  16
-    nodes at 40 kW a rack: 16 x 10,164 + 3,264 (fabric optics) = 165,888 W -> 5 racks; with the
-    old figure 16 x 6,476 = 103.6 kW would have fit 3 racks by power (4 by space)."""
-    from pathlib import Path
-
+    case at the wall is 10,164 W a node; 16 nodes at 40 kW a rack hold 3 a rack (30.5 kW):
+    6 compute racks, the switches in a network rack of their own."""
     from fixtures_catalog.helpers import bundled_catalog
 
     from slotwise.engine.bom import read_bom
@@ -105,34 +102,15 @@ def test_rack_count_follows_the_wall_figure_of_a_real_node():
     build = read_bom(path, bundled_catalog()).build
     node_w = wall_power(evaluate(build, bundled_catalog()))
     assert round(node_w) == 10_164
-    p = plan_cluster(
-        nodes=16,
-        gpus_per_node=8,
-        gpu="NVIDIA-H200-SXM-141GB",
-        chassis=build.chassis,
-        nic="NVIDIA-CX7-400G-1P-OSFP",
-        nic_gbps=400,
-        nics_per_node=8,
-        node_power_w=node_w,
-        node_u=8,
-        kw_per_rack=40,
-    )
-    assert round(p.total_power_w) == round(16 * node_w + 3264)
-    assert p.racks == 5
+    p = _dgx(16, node_power_w=node_w, links_per_module=1)
+    assert p.nodes_per_rack == 3
+    kinds = {r.kind: r.count for r in p.rack_plan.racks if r.kind == "network"}
+    assert p.racks == 6 + kinds["network"]
+    assert round(p.total_power_w) == round(16 * node_w + p.fabric_power_w)
 
 
 def test_plan_without_power_or_nic_says_so():
-    p = plan_cluster(
-        nodes=2,
-        gpus_per_node=8,
-        gpu="G",
-        chassis="C",
-        nic=None,
-        nic_gbps=None,
-        nics_per_node=0,
-        node_power_w=None,
-        node_u=None,
-    )
+    p = _dgx(2, nic=None, nic_gbps=None, nics_per_node=0, node_power_w=None, node_u=None)
     assert p.racks is None and p.fabric is None
     assert any("no high-speed NIC" in n for n in p.notes)
     assert "| power | unknown |" in cluster_markdown(p)

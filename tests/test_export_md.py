@@ -94,8 +94,10 @@ def test_cluster_section_matches_engine_cluster(capsys, catalog):
     assert _row(md, "NICs").startswith("4 per node x NVIDIA-CX7-400G-1P-OSFP")
     assert f"{plan.nodes * 4} in all" in _row(md, "NICs")
     assert "add 3" in md  # the build has 1 NIC for 4 GPUs
-    assert _row(md, "racks") == f"{plan.racks} at 40 kW per rack"
+    per = plan.nodes_per_rack
+    assert _row(md, "racks") == f"{plan.racks} ({per} nodes per rack at 40 kW, 48U)"
     assert "Assumptions: 40 kW per rack" in md and "switch radix 64" in md
+    assert "rail-optimised" in md and _row(md, "circuits").endswith("PDUs")
     # the section comes between the workload verdict and the findings
     assert md.index("## Workload") < md.index("## Cluster sizing") < md.index("## Findings")
 
@@ -120,14 +122,17 @@ def test_target_days_needs_a_cluster_and_kw_per_rack_flag(capsys, catalog, tmp_p
     bom = tmp_path / "target.toml"
     bom.write_text(text)
     build, report = _loaded(bom, catalog)
-    plan = cluster_for_build(build, catalog, report, kw_per_rack=10).plan
+    plan = cluster_for_build(build, catalog, report, kw_per_rack=25).plan
     assert plan.nodes >= 2
-    assert plan.racks == math.ceil(plan.total_power_w / 10_000)  # 8U nodes: power decides
-    code, md, err = run(capsys, "export", str(bom), "--format", "md", "--kw-per-rack", "10")
+    # 10,164 W nodes (8U): power decides, 2 a rack at 25 kW; the switches in network racks
+    assert plan.nodes_per_rack == 2
+    network = sum(r.count for r in plan.rack_plan.racks if r.kind == "network")
+    assert plan.racks == math.ceil(plan.nodes / 2) + network
+    code, md, err = run(capsys, "export", str(bom), "--format", "md", "--kw-per-rack", "25")
     assert code == 0, err
     assert "over the target of 2 days" in md
     assert _row(md, "nodes") == f"{plan.nodes} x SYS-821GE-TNHR"
-    assert _row(md, "racks") == f"{plan.racks} at 10 kW per rack"
+    assert _row(md, "racks") == f"{plan.racks} (2 nodes per rack at 25 kW, 48U)"
 
 
 def test_no_cluster_section_when_one_server_is_enough(capsys):

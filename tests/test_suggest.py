@@ -214,7 +214,7 @@ def test_no_single_server_sizes_a_cluster(cat):
         assert s.report.errors == 0
         # fewest nodes: one node less does not fit
         assert not fake_estimate(wl, cat.gpus[s.gpu], s.gpus * (s.nodes - 1), arch=ARCH_70B).fits
-        assert plan.fabric is not None and plan.fabric.endpoints == s.total_gpus
+        assert plan.fabric is not None and plan.fabric.rails * plan.nodes == s.total_gpus
         assert plan.racks >= 1
         assert s.to_json()["cluster"]["nodes"] == s.nodes
 

@@ -75,9 +75,11 @@ def test_cluster_json_and_markdown(capsys):
     assert code == 0
     d = json.loads(out)[0]
     c = d["cluster"]
-    assert d["nodes"] >= 2 and c["nodes"] == d["nodes"] and c["total_gpus"] == d["total_gpus"]
+    assert d["nodes"] >= 2 and c["nodes"] == d["nodes"] and c["gpus"] == d["total_gpus"]
     assert c["nics_per_node"] == d["gpus"] and c["nic_gbps"] >= 200
-    assert c["fabric"]["switch_radix"] in (64, 128, 144) and c["racks"] >= 1
+    fab = c["fabric"]["compute"]
+    assert fab["radix"] in (64, 128, 144) and fab["rails"] == d["gpus"]
+    assert c["racks"] >= 1 and c["power"]["total_w"] > c["power"]["nodes_w"]
     code, out, _ = run(
         capsys, "llama-3.1-405b", "--method", "full", "--tokens", "10B", "--limit", "1"
     )

@@ -261,8 +261,7 @@ def _cluster_section(bc: BuildCluster) -> list[str]:
         assumptions.append(f"{plan.node_u} U per node")
     if fab is not None:
         assumptions.append(
-            f"switch radix {fab.switch.radix} ports of {fab.switch.port_gbps} Gb/s "
-            "(non-blocking fat tree)"
+            f"switch radix {fab.radix} ports of {fab.gbps} Gb/s (rail-optimised, non-blocking)"
         )
     out += [
         f"Copies of this build, each with {plan.gpus_per_node} GPUs; the node count is the fewest "

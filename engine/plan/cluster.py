@@ -1,236 +1,402 @@
-"""Size a multi-node cluster when no single server can run the workload.
+"""The one cluster plan: N identical nodes, their rail-optimised fabric, racks, power and BOM.
 
-A plan answers: how many nodes of a given node build, how many GPUs in all, one high-speed NIC
-per GPU (rail-optimised training fabrics give every GPU its own NIC), the leaf/spine switch count
-of a non-blocking fat tree for the NIC speed, total power and racks at a given kW per rack.
+``plan_cluster(...)`` composes :mod:`engine.plan.fabric` (compute fabric and the management
+networks beside it, rules reproducing NVIDIA's DGX SuperPOD tables) and :mod:`engine.plan.racks`
+(nodes per rack, circuits, PDUs, elevation).  Suggest, the BOM's cluster section, compare and
+``slotwise cluster`` all call it; :mod:`engine.bom.cluster_doc` saves it as a document.
 
-Fabric sizing (folded Clos / fat tree, Leiserson 1985; Al-Fares et al., "A Scalable, Commodity
-Data Center Network Architecture", SIGCOMM 2008): with switches of radix ``k`` a non-blocking
-two-tier leaf/spine tree gives each leaf ``k/2`` host ports and ``k/2`` uplinks and serves at most
-``k**2 / 2`` hosts; a three-tier tree serves at most ``k**3 / 4``.  Switch radix per NIC speed
-comes from the vendor pages in :data:`SWITCHES`.
-
-Power: nodes x the node's worst case at the wall, plus the fabric: each switch's optics (cages x
-the per-cage power class the switch supports, from its user manual) and the switch's own power
-where a source gives it.  A switch whose own power is not published is counted without it and
-the plan says "not verified".  Racks hold the nodes and the fabric's watts (the switches' rack
-space is not modelled).
+Power: nodes at their worst case at the wall (AC, PSU losses included) plus the fabric: every
+compute switch at its published maximum with optics, or its typical figure where no maximum is
+published (the plan says which), plus the management devices at the RA's figures.  A switch with
+no published power is counted as nothing and the plan says "not verified".
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
-class SwitchModel(BaseModel):
-    """A fabric switch: how many ports it offers at one port speed."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    port_gbps: int
-    radix: int
-    source: str
-    sku: str = Field(description="vendor part number, the key a price list prices it by")
-    power_w: float | None = Field(None, description="the switch's own maximum, optics excluded")
-    optics_cages: int | None = None
-    optics_w_per_cage: float | None = Field(None, description="the cage power class it supports")
-    power_source: str = ""
-
-    @property
-    def optics_w(self) -> float | None:
-        if self.optics_cages is None or self.optics_w_per_cage is None:
-            return None
-        return self.optics_cages * self.optics_w_per_cage
-
-
-# Port count at each speed, from NVIDIA's product pages.  Quantum-2 (QM9700/QM9790) has 32 OSFP
-# cages = 64 ports of NDR 400 Gb/s, or 128 ports of NDR200 200 Gb/s in split mode; its user manual
-# says the system supports Class 8 (17 W) OSFP transceivers in every cage (optics up to
-# 32 x 17 = 544 W).  Quantum-X800 (Q3400) has 144 ports of XDR 800 Gb/s.  Neither switch's own
-# maximum power was in a reachable source, so power_w stays unknown ("not verified").
-_QM97_POWER = (
-    "https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces: 'The system offers Class 8 "
-    "(17W) OSFP112 transceivers support' (32 OSFP cages); the switch's own power: not found"
+from slotwise.engine.plan.fabric import (
+    ComputeFabric,
+    FabricError,
+    ManagementGroup,
+    plan_compute_fabric,
+    plan_management,
 )
-SWITCHES: tuple[SwitchModel, ...] = (
-    SwitchModel(
-        name="NVIDIA Quantum-2 QM9700 (NDR200 split mode)",
-        port_gbps=200,
-        radix=128,
-        source="https://www.nvidia.com/en-us/networking/infiniband/qm9700/",
-        sku="MQM9700-NS2F",
-        optics_cages=32,
-        optics_w_per_cage=17,
-        power_source=_QM97_POWER,
-    ),
-    SwitchModel(
-        name="NVIDIA Quantum-2 QM9700",
-        port_gbps=400,
-        radix=64,
-        source="https://www.nvidia.com/en-us/networking/infiniband/qm9700/",
-        sku="MQM9700-NS2F",
-        optics_cages=32,
-        optics_w_per_cage=17,
-        power_source=_QM97_POWER,
-    ),
-    SwitchModel(
-        name="NVIDIA Quantum-X800 Q3400",
-        port_gbps=800,
-        radix=144,
-        source="https://www.nvidia.com/en-us/networking/products/infiniband/quantum-x800/",
-        sku="Q3400-RA",
-        power_source="switch and optics power: not found in a reachable source",
-    ),
+from slotwise.engine.plan.racks import (
+    W_TO_BTU_H,
+    Feed,
+    RackedDevice,
+    RackError,
+    RackPlan,
+    Site,
+    plan_racks,
 )
+from slotwise.engine.plan.switches import Switch, default_switch, optic, switch_by_key
 
 DEFAULT_KW_PER_RACK = 40.0
-DEFAULT_RACK_U = 42
+DEFAULT_RACK_U = 48
+PN_NEEDED = "PN needed"
 
 
-def switch_for(gbps: int) -> SwitchModel | None:
-    """The listed switch whose port speed matches the NIC speed (the smallest one not slower)."""
-    fitting = [s for s in SWITCHES if s.port_gbps >= gbps]
-    return min(fitting, key=lambda s: s.port_gbps) if fitting else None
-
-
-class Fabric(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    switch: SwitchModel
-    endpoints: int
-    tiers: int = Field(description="1 = one switch, 2 = leaf/spine, 3 = leaf/spine/core")
-    leaves: int
-    spines: int
-    cores: int = 0
-
-    @property
-    def switches(self) -> int:
-        return self.leaves + self.spines + self.cores
-
-    @property
-    def power_w(self) -> float:
-        """What is known of the fabric's draw: switches' own power and optics where published."""
-        per = (self.switch.power_w or 0) + (self.switch.optics_w or 0)
-        return self.switches * per
-
-    @property
-    def power_verified(self) -> bool:
-        return self.switch.power_w is not None and self.switch.optics_w is not None
-
-
-def size_fabric(endpoints: int, switch: SwitchModel) -> Fabric:
-    """Switch counts of a non-blocking fat tree for ``endpoints`` host ports (see module doc)."""
-    if endpoints < 1:
-        raise ValueError("a fabric needs at least one endpoint")
-    k = switch.radix
-    half = k // 2
-    if endpoints <= k:
-        return Fabric(switch=switch, endpoints=endpoints, tiers=1, leaves=1, spines=0)
-    leaves = math.ceil(endpoints / half)
-    if endpoints <= k * k // 2:
-        # every leaf sends half its ports up; each spine port takes one leaf uplink
-        spines = math.ceil(leaves * half / k)
-        return Fabric(switch=switch, endpoints=endpoints, tiers=2, leaves=leaves, spines=spines)
-    if endpoints > k**3 // 4:
-        raise ValueError(
-            f"{endpoints} endpoints exceed a three-tier fat tree of {k}-port switches "
-            f"({k**3 // 4} max)"
-        )
-    # three tiers: pods of k/2 leaves + k/2 spines; core switches take the spines' uplinks
-    pods = math.ceil(leaves / half)
-    spines = pods * half
-    cores = math.ceil(spines * half / k)
-    return Fabric(
-        switch=switch, endpoints=endpoints, tiers=3, leaves=leaves, spines=spines, cores=cores
-    )
-
-
-class ClusterPlan(BaseModel):
-    """How many nodes of one node build, the fabric between them, power and racks."""
+class NodeSpec(BaseModel):
+    """What a cluster needs to know of its node build."""
 
     model_config = ConfigDict(frozen=True)
 
-    nodes: int = Field(ge=1)
-    gpus_per_node: int = Field(ge=1)
-    gpu: str
     chassis: str
+    gpu: str
+    gpus_per_node: int = Field(ge=1)
     nic: str | None = None
     nic_gbps: int | None = None
     nics_per_node: int = 0
-    fabric: Fabric | None = None
-    node_power_w: float | None = None
-    node_u: int | None = None
-    kw_per_rack: float = DEFAULT_KW_PER_RACK
-    rack_u: int = DEFAULT_RACK_U
+    nic_ports: int = 1
+    links_per_module: int = Field(
+        1, ge=1, description="fabric links per node-side module (2 on a DGX's twin-port cages)"
+    )
+    power_w: float | None = Field(None, description="worst case at the wall, W")
+    height_u: int | None = None
+    price: float | None = None
+
+
+class Line(BaseModel):
+    """One line of the cluster BOM."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item: str
+    pn: str | None
+    qty: int
+    unit_w: float | None = None
+    unit_price: float | None = None
+    source: str = ""
+
+    @property
+    def extended_price(self) -> float | None:
+        return None if self.unit_price is None else self.unit_price * self.qty
+
+    def to_json(self) -> dict:
+        return {
+            "item": self.item,
+            "pn": self.pn or PN_NEEDED,
+            "qty": self.qty,
+            "unit_w": self.unit_w,
+            "unit_price": self.unit_price,
+            "extended_price": self.extended_price,
+            "source": self.source,
+        }
+
+
+class ClusterPlan(BaseModel):
+    """How many nodes of one node build, the fabric between them, racks, power and BOM."""
+
+    model_config = ConfigDict(frozen=True)
+
+    node: NodeSpec
+    nodes: int = Field(ge=1)
+    site: Site
+    switch_key: str | None = None
+    planes: int = 1
+    fabric: ComputeFabric | None = None
+    management: tuple[ManagementGroup, ...] = ()
+    rack_plan: RackPlan | None = None
+    lines: tuple[Line, ...] = ()
     notes: tuple[str, ...] = ()
+
+    # --- the node, as older callers read it
+    @property
+    def gpus_per_node(self) -> int:
+        return self.node.gpus_per_node
+
+    @property
+    def gpu(self) -> str:
+        return self.node.gpu
+
+    @property
+    def chassis(self) -> str:
+        return self.node.chassis
+
+    @property
+    def nic(self) -> str | None:
+        return self.node.nic
+
+    @property
+    def nic_gbps(self) -> int | None:
+        return self.node.nic_gbps
+
+    @property
+    def nics_per_node(self) -> int:
+        return self.node.nics_per_node
+
+    @property
+    def node_power_w(self) -> float | None:
+        return self.node.power_w
+
+    @property
+    def node_u(self) -> int | None:
+        return self.node.height_u
+
+    @property
+    def kw_per_rack(self) -> float:
+        return self.site.rack_kw
+
+    @property
+    def rack_u(self) -> int:
+        return self.site.rack_u
 
     @property
     def total_gpus(self) -> int:
-        return self.nodes * self.gpus_per_node
+        return self.nodes * self.node.gpus_per_node
 
+    # --- power and racks
     @property
     def servers_power_w(self) -> float | None:
-        return None if self.node_power_w is None else self.nodes * self.node_power_w
+        return None if self.node.power_w is None else self.nodes * self.node.power_w
+
+    @property
+    def fabric_power_w(self) -> float:
+        """Compute switches (max, else typical) + management devices; unknowns count 0."""
+        w = 0.0
+        if self.fabric is not None:
+            w += self.fabric.power_max_w or self.fabric.power_typical_w or 0.0
+        w += sum(g.count * (g.device.power_w or 0.0) for g in self.management)
+        return w
+
+    @property
+    def fabric_power_verified(self) -> bool:
+        if self.fabric is not None and self.fabric.switch.power_max_w is None:
+            return False
+        return all(g.device.power_w is not None for g in self.management)
 
     @property
     def total_power_w(self) -> float | None:
-        """Servers at their worst case at the wall plus what is known of the fabric."""
-        if self.servers_power_w is None:
-            return None
-        return self.servers_power_w + (self.fabric.power_w if self.fabric else 0.0)
+        s = self.servers_power_w
+        return None if s is None else s + self.fabric_power_w
 
     @property
     def racks(self) -> int | None:
-        """Racks needed for power (kW per rack) and for space (rack units), whichever is more."""
-        if self.total_power_w is None:
-            return None
-        by_power = math.ceil(self.total_power_w / (self.kw_per_rack * 1000))
-        if self.node_u is None:
-            return by_power
-        per_rack = max(1, self.rack_u // self.node_u)
-        return max(by_power, math.ceil(self.nodes / per_rack))
+        return None if self.rack_plan is None else self.rack_plan.rack_count
+
+    @property
+    def nodes_per_rack(self) -> int | None:
+        return None if self.rack_plan is None else self.rack_plan.nodes_per_rack
 
     def to_json(self) -> dict:
         fab = self.fabric
+        rp = self.rack_plan
+        feed = self.site.feed
+        total = self.total_power_w
         return {
             "nodes": self.nodes,
+            "gpus": self.total_gpus,
             "gpus_per_node": self.gpus_per_node,
-            "total_gpus": self.total_gpus,
             "gpu": self.gpu,
             "chassis": self.chassis,
             "nic": self.nic,
             "nic_gbps": self.nic_gbps,
             "nics_per_node": self.nics_per_node,
-            "fabric": None
-            if fab is None
-            else {
-                "switch": fab.switch.name,
-                "switch_radix": fab.switch.radix,
-                "port_gbps": fab.switch.port_gbps,
-                "source": fab.switch.source,
-                "endpoints": fab.endpoints,
-                "tiers": fab.tiers,
-                "leaves": fab.leaves,
-                "spines": fab.spines,
-                "cores": fab.cores,
-                "switches": fab.switches,
-                "switch_sku": fab.switch.sku,
-                "switch_power_w": fab.switch.power_w,
-                "switch_optics_w": fab.switch.optics_w,
-                "switch_power_source": fab.switch.power_source,
+            "fabric": {
+                "compute": None if fab is None else _fabric_json(fab),
+                "management": [
+                    {
+                        "role": g.role,
+                        "model": g.device.name,
+                        "pn": g.device.pn or PN_NEEDED,
+                        "count": g.count,
+                        "power_w": g.device.power_w,
+                        "basis": g.basis,
+                    }
+                    for g in self.management
+                ],
             },
-            "node_power_w": self.node_power_w,
-            "servers_power_w": self.servers_power_w,
-            "fabric_power_w": None if fab is None else fab.power_w,
-            "fabric_power_verified": None if fab is None else fab.power_verified,
-            "total_power_w": self.total_power_w,
-            "kw_per_rack": self.kw_per_rack,
             "racks": self.racks,
+            "nodes_per_rack": self.nodes_per_rack,
+            "rack_kw": self.site.rack_kw,
+            "rack_u": self.site.rack_u,
+            "rack_layout": []
+            if rp is None
+            else [
+                {
+                    "kind": r.kind,
+                    "count": r.count,
+                    "peak_w": r.peak_w,
+                    "used_u": r.used_u,
+                    "circuits": r.circuits,
+                    "pdus": r.pdus,
+                    "elevation": r.elevation,
+                }
+                for r in rp.racks
+            ],
+            "power": {
+                "node_w": self.node_power_w,
+                "nodes_w": self.servers_power_w,
+                "fabric_w": self.fabric_power_w,
+                "fabric_verified": self.fabric_power_verified,
+                "total_w": total,
+                "btu_h": None if total is None else total * W_TO_BTU_H,
+            },
+            "circuits": None
+            if rp is None
+            else {
+                "feed": feed.label(),
+                "phases": feed.phases,
+                "volts": feed.volts,
+                "amps": feed.amps,
+                "derating": feed.derating,
+                "usable_w": feed.usable_w,
+                "provisioning": self.site.provisioning,
+                "per_compute_rack": rp.racks[0].circuits if rp.racks else 0,
+                "total": rp.circuits,
+                "pdus": rp.pdus,
+            },
+            "lines": [ln.to_json() for ln in self.lines],
             "notes": list(self.notes),
         }
+
+
+def _fabric_json(fab: ComputeFabric) -> dict:
+    sw = fab.switch
+    return {
+        "switch_model": sw.name,
+        "switch_key": sw.key,
+        "switch_pn": sw.pn or PN_NEEDED,
+        "protocol": sw.protocol,
+        "port_gbps": fab.gbps,
+        "radix": fab.radix,
+        "rails": fab.rails,
+        "planes": fab.planes,
+        "nodes_per_unit": fab.nodes_per_unit,
+        "units": fab.units,
+        "tiers": fab.tiers,
+        "leaf": fab.leaf,
+        "spine": fab.spine,
+        "core": fab.core,
+        "switches": fab.switches,
+        "cables": dict(fab.cables),
+        "transceivers_switch": fab.transceivers_switch,
+        "transceivers_node": fab.transceivers_node,
+        "power_typical_w": fab.power_typical_w,
+        "power_max_w": fab.power_max_w,
+        "source": sw.source,
+        "confidence": sw.confidence,
+    }
+
+
+def _price(pn: str | None, prices: Mapping[str, float] | None) -> float | None:
+    return None if pn is None or prices is None else prices.get(pn)
+
+
+def _lines(
+    node: NodeSpec,
+    nodes: int,
+    fab: ComputeFabric | None,
+    mgmt: tuple[ManagementGroup, ...],
+    rp: RackPlan | None,
+    site: Site,
+    prices: Mapping[str, float] | None,
+) -> tuple[Line, ...]:
+    out = [
+        Line(
+            item=f"node: {node.chassis}, {node.gpus_per_node} x {node.gpu}",
+            pn=node.chassis,
+            qty=nodes,
+            unit_w=node.power_w,
+            unit_price=node.price,
+            source="the node BOM (its quote's total where priced)",
+        )
+    ]
+    if fab is not None:
+        sw = fab.switch
+        unit_w = sw.power_max_w if sw.power_max_w is not None else sw.power_typical_w
+        tiers = ["leaf", "spine", "core"][: fab.tiers if fab.tiers > 1 else 1]
+        out.append(
+            Line(
+                item=f"compute switch ({'/'.join(tiers)}): {sw.name}",
+                pn=sw.pn,
+                qty=fab.switches,
+                unit_w=unit_w,
+                unit_price=_price(sw.pn, prices),
+                source=sw.source,
+            )
+        )
+        if fab.transceivers_switch:
+            o = optic(fab.gbps, "switch")
+            out.append(
+                Line(
+                    item=f"compute {o.name}",
+                    pn=o.pn,
+                    qty=fab.transceivers_switch,
+                    unit_price=_price(o.pn, prices),
+                    source=o.source,
+                )
+            )
+        role = "node" if fab.links_per_node_module > 1 else "node-single"
+        o = optic(fab.gbps, role)
+        out.append(
+            Line(
+                item=f"compute {o.name}",
+                pn=o.pn,
+                qty=fab.transceivers_node,
+                unit_price=_price(o.pn, prices),
+                source=o.source,
+            )
+        )
+        cable = optic(fab.gbps, "cable")
+        for key, label in (
+            ("node_leaf", "node to leaf"),
+            ("leaf_spine", "leaf to spine"),
+            ("spine_core", "spine to core"),
+        ):
+            if fab.cables.get(key):
+                out.append(
+                    Line(
+                        item=f"cable, {label}: {cable.name} ({cable.reach})",
+                        pn=cable.pn,
+                        qty=fab.cables[key],
+                        unit_price=_price(cable.pn, prices),
+                        source=cable.source,
+                    )
+                )
+        if fab.cables.get("ufm_leaf"):
+            out.append(
+                Line(
+                    item="cable, UFM to leaf (not in the RA's NDR cable count)",
+                    pn=None,
+                    qty=fab.cables["ufm_leaf"],
+                    source=sw.source,
+                )
+            )
+    for g in mgmt:
+        out.append(
+            Line(
+                item=f"{g.role}: {g.device.name} (scaled)",
+                pn=g.device.pn,
+                qty=g.count,
+                unit_w=g.device.power_w,
+                unit_price=_price(g.device.pn, prices),
+                source=g.basis,
+            )
+        )
+    if rp is not None:
+        out.append(
+            Line(
+                item=f"rack PDU, {site.feed.label()} input",
+                pn=None,
+                qty=rp.pdus,
+                source="one PDU per circuit (engine.plan.racks)",
+            )
+        )
+        out.append(
+            Line(
+                item=f"rack, {site.rack_u}U, at least 600 x 1100 mm",
+                pn=None,
+                qty=rp.rack_count,
+                source="NVIDIA DGX B200 deployment guidance: racks >= 600 x 1100 mm, >= 48U",
+            )
+        )
+    return tuple(out)
 
 
 def plan_cluster(
@@ -245,54 +411,163 @@ def plan_cluster(
     node_power_w: float | None,
     node_u: int | None,
     kw_per_rack: float = DEFAULT_KW_PER_RACK,
+    nic_ports: int = 1,
+    node_price: float | None = None,
+    site: Site | None = None,
+    switch: str | None = None,
+    planes: int = 1,
+    links_per_module: int = 1,
+    prices: Mapping[str, float] | None = None,
 ) -> ClusterPlan:
-    notes: list[str] = [
-        "Node power is each server's worst case at the wall (AC, PSU losses included)."
-    ]
-    fabric = None
-    if nic_gbps and nics_per_node:
-        switch = switch_for(nic_gbps)
-        if switch is None:
-            notes.append(f"No listed switch runs {nic_gbps} Gb/s ports; fabric not sized.")
-        else:
-            fabric = size_fabric(nodes * nics_per_node, switch)
-            if not fabric.power_verified:
-                known = (
-                    f"optics counted at {switch.optics_w:,.0f} W per switch"
-                    if switch.optics_w is not None
-                    else "nothing of it counted"
-                )
-                notes.append(
-                    f"Fabric power not verified: {switch.name}'s own power is not published in "
-                    f"a source we could reach ({known}); cabling and host-side optics are in "
-                    "the NICs' figures or not counted."
-                )
-            notes.append(
-                f"Switch price: price list entry {switch.sku} x {fabric.switches} (not in the "
-                "server quote)."
-            )
-    elif nodes > 1:
-        notes.append("The node build has no high-speed NIC; fabric not sized.")
-    if node_power_w is None:
-        notes.append("Node power is unknown, so total power and racks are unknown.")
-    return ClusterPlan(
-        nodes=nodes,
-        gpus_per_node=gpus_per_node,
-        gpu=gpu,
+    """Plan ``nodes`` copies of a node (keyword form kept for suggest and the BOM's section)."""
+    node = NodeSpec(
         chassis=chassis,
+        gpu=gpu,
+        gpus_per_node=gpus_per_node,
         nic=nic,
         nic_gbps=nic_gbps,
         nics_per_node=nics_per_node,
-        fabric=fabric,
-        node_power_w=node_power_w,
-        node_u=node_u,
-        kw_per_rack=kw_per_rack,
+        nic_ports=nic_ports,
+        links_per_module=links_per_module,
+        power_w=node_power_w,
+        height_u=node_u,
+        price=node_price,
+    )
+    if site is None:
+        site = Site(rack_kw=kw_per_rack, rack_u=DEFAULT_RACK_U)
+    return plan_nodes(node, nodes, site, switch=switch, planes=planes, prices=prices)
+
+
+def choose_switch(node: NodeSpec, key: str | None) -> Switch | None:
+    if key is not None:
+        return switch_by_key(key)
+    return None if node.nic_gbps is None else default_switch(node.nic_gbps)
+
+
+def plan_nodes(
+    node: NodeSpec,
+    nodes: int,
+    site: Site,
+    *,
+    switch: str | None = None,
+    planes: int = 1,
+    prices: Mapping[str, float] | None = None,
+) -> ClusterPlan:
+    """The cluster of ``nodes`` copies of ``node`` (see the module doc).  Raises FabricError or
+    RackError (both ValueError) with a message naming what to change."""
+    notes: list[str] = [
+        "Node power is each server's worst case at the wall (AC, PSU losses included)."
+    ]
+    fab = None
+    links = node.nics_per_node * node.nic_ports
+    if node.nic_gbps and node.nics_per_node:
+        sw = choose_switch(node, switch)
+        if sw is None:
+            raise FabricError(
+                f"no switch '{switch}' (choose qm9700, q3400 or sn5600)"
+                if switch is not None
+                else f"no listed switch runs {node.nic_gbps} Gb/s ports; fabric not sized"
+            )
+        want = node.gpus_per_node * planes
+        if links != want:
+            fix = (
+                f"add {math.ceil((want - links) / node.nic_ports)} x {node.nic}"
+                if links < want
+                else f"remove {(links - want) // node.nic_ports} x {node.nic}"
+            )
+            notes.append(
+                f"One rail per GPU wants {want} fabric links a node; the node has {links} "
+                f"({node.nics_per_node} x {node.nic}): {fix}.  The fabric is sized for {want}."
+            )
+        fab = plan_compute_fabric(
+            nodes,
+            node.gpus_per_node,
+            sw,
+            node.nic_gbps,
+            planes=planes,
+            links_per_node_module=node.links_per_module,
+        )
+        if sw.power_max_w is None:
+            notes.append(
+                f"Fabric power not verified: {sw.name}'s maximum power is not published; "
+                + (
+                    f"counted at its typical {sw.power_typical_w:,.0f} W."
+                    if sw.power_typical_w is not None
+                    else "counted as 0 W."
+                )
+            )
+    elif nodes > 1:
+        notes.append("The node build has no high-speed NIC; fabric not sized.")
+    mgmt = plan_management(nodes, fab) if nodes > 1 else ()
+    if mgmt:
+        notes.append(
+            "Storage, in-band and out-of-band networks are scaled from NVIDIA's H100 SuperPOD "
+            "4-SU BOM (NVIDIA publishes points, not a rule)."
+        )
+    rp = None
+    if node.power_w is None:
+        notes.append("Node power is unknown, so racks, circuits and total power are unknown.")
+    else:
+        devices: list[RackedDevice] = []
+        if fab is not None:
+            sw = fab.switch
+            devices.append(
+                RackedDevice(
+                    name=sw.name,
+                    count=fab.switches,
+                    height_u=sw.height_u,
+                    power_w=sw.power_max_w or sw.power_typical_w,
+                )
+            )
+        devices += [
+            RackedDevice(
+                name=g.device.name,
+                count=g.count,
+                height_u=g.device.height_u,
+                power_w=g.device.power_w,
+            )
+            for g in mgmt
+        ]
+        rp = plan_racks(
+            nodes=nodes,
+            node_w=node.power_w,
+            node_u=node.height_u,
+            node_name=node.chassis,
+            devices=tuple(devices),
+            site=site,
+        )
+        notes += list(rp.notes)
+    return ClusterPlan(
+        node=node,
+        nodes=nodes,
+        site=site,
+        switch_key=switch,
+        planes=planes,
+        fabric=fab,
+        management=mgmt,
+        rack_plan=rp,
+        lines=_lines(node, nodes, fab, mgmt, rp, site, prices),
         notes=tuple(notes),
     )
 
 
+__all__ = [
+    "DEFAULT_KW_PER_RACK",
+    "ClusterPlan",
+    "FabricError",
+    "Feed",
+    "Line",
+    "NodeSpec",
+    "RackError",
+    "Site",
+    "cluster_markdown",
+    "plan_cluster",
+    "plan_nodes",
+]
+
+
 def cluster_markdown(plan: ClusterPlan) -> str:
-    """A Markdown section for the BOM export describing the cluster."""
+    """A Markdown section describing the cluster (the BOM export, suggest, `cluster --format md`)."""
     lines = [
         "## Cluster",
         "",
@@ -308,30 +583,47 @@ def cluster_markdown(plan: ClusterPlan) -> str:
         )
     fab = plan.fabric
     if fab is not None:
-        tiers = {1: "single switch", 2: "two-tier leaf/spine", 3: "three-tier fat tree"}
-        sw = f"{fab.leaves} leaf"
-        if fab.spines:
-            sw += f" + {fab.spines} spine"
-        if fab.cores:
-            sw += f" + {fab.cores} core"
+        tiers = {1: "single switch", 2: "two-tier leaf/spine", 3: "three-tier leaf/spine/core"}
+        sw = f"{fab.leaf} leaf"
+        if fab.spine:
+            sw += f" + {fab.spine} spine"
+        if fab.core:
+            sw += f" + {fab.core} core"
         lines.append(
-            f"| fabric | {tiers[fab.tiers]}, non-blocking: {sw} = {fab.switches} x "
-            f"{fab.switch.name} ({fab.switch.radix} ports of {fab.switch.port_gbps} Gb/s; "
-            f"[source]({fab.switch.source})) |"
+            f"| compute fabric | rail-optimised, {tiers[fab.tiers]}, non-blocking: {sw} = "
+            f"{fab.switches} x {fab.switch.name} ({fab.radix} ports of {fab.gbps} Gb/s; "
+            f"{fab.units} unit(s) of {fab.nodes_per_unit} nodes, {fab.rails} rails"
+            + (f" x {fab.planes} planes" if fab.planes > 1 else "")
+            + ") |"
         )
-    if plan.total_power_w is not None:
-        fabric = ""
-        if fab is not None:
-            fabric = f", fabric {fab.power_w / 1000:,.1f} kW" + (
-                "" if fab.power_verified else " (not verified)"
-            )
+        cab = ", ".join(f"{k.replace('_', '→')} {v:,}" for k, v in fab.cables.items() if v)
+        lines.append(f"| cables | {cab} |")
+        ts = "unknown" if fab.transceivers_switch is None else f"{fab.transceivers_switch:,}"
+        lines.append(f"| transceivers | {ts} switch side, {fab.transceivers_node:,} node side |")
+    for g in plan.management:
+        how = "scaled" if g.basis.startswith("scaled") else "as the 4-SU BOM"
+        lines.append(f"| {g.role} | {g.count} x {g.device.name} ({how}) |")
+    total = plan.total_power_w
+    if total is not None:
+        verified = "" if plan.fabric_power_verified else " (not verified)"
         lines.append(
-            f"| power | {plan.total_power_w / 1000:,.1f} kW at the wall "
-            f"({plan.node_power_w:,.0f} W per node{fabric}) |"
+            f"| power | {total / 1000:,.1f} kW at the wall, {total * W_TO_BTU_H:,.0f} BTU/h "
+            f"({plan.node_power_w:,.0f} W per node; fabric {plan.fabric_power_w / 1000:,.1f} kW"
+            f"{verified}) |"
         )
-        lines.append(f"| racks | {plan.racks} at {plan.kw_per_rack:g} kW per rack |")
     else:
         lines.append("| power | unknown |")
+    rp = plan.rack_plan
+    if rp is not None:
+        feed = plan.site.feed
+        lines.append(
+            f"| racks | {rp.rack_count} ({rp.nodes_per_rack} nodes per rack at "
+            f"{plan.site.rack_kw:g} kW, {plan.site.rack_u}U) |"
+        )
+        lines.append(
+            f"| circuits | {rp.circuits} x {feed.label()} ({feed.derating:.0%} continuous "
+            f"load, {plan.site.provisioning} provisioning), {rp.pdus} PDUs |"
+        )
     lines.append("")
     lines += [f"- {n}" for n in plan.notes]
     return "\n".join(lines) + "\n"

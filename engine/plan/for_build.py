@@ -2,7 +2,7 @@
 
 ``cluster_for_build(build, catalog, report, kw_per_rack)`` says whether the build's workload needs
 more than this one server and, if so, sizes a cluster of identical copies of it with
-:func:`engine.plan.cluster.plan_cluster`.  A cluster is needed when the estimator's fit fails on this
+:func:`engine.plan.cluster.plan_nodes` (the one cluster plan).  A cluster is needed when the estimator's fit fails on this
 server's GPUs, or when training misses ``target_days``; the node count is the fewest copies for
 which the same estimator (``engine.estimate.estimate`` with ``gpus_per_server`` = this server's
 GPU count) both fits and meets the target.  Memory per GPU and training time both fall as GPUs are
@@ -29,8 +29,15 @@ from slotwise.engine.check.report import Report
 from slotwise.engine.check.verdict import target_check
 from slotwise.engine.cost.tco import TcoInputs, TcoResult, compute_tco
 from slotwise.engine.estimate import Estimate
-from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, ClusterPlan, plan_cluster
+from slotwise.engine.plan.cluster import (
+    DEFAULT_KW_PER_RACK,
+    DEFAULT_RACK_U,
+    ClusterPlan,
+    NodeSpec,
+    plan_nodes,
+)
 from slotwise.engine.plan.node_search import fewest_passing
+from slotwise.engine.plan.racks import Site
 from slotwise.parts.catalog import Catalog, onboard_nics
 from slotwise.parts.schema import Nic
 
@@ -135,44 +142,77 @@ def cluster_for_build(
     reason = needs_cluster(build, report)
     if reason is None:
         return None
+    sized = nodes_for_workload(build, catalog, report, max_nodes)
+    if isinstance(sized, str):
+        return BuildCluster(reason=reason, problem=sized)
+    spec, notes = node_spec(build, catalog, report)
+    try:
+        plan = plan_nodes(spec, sized, Site(rack_kw=kw_per_rack, rack_u=DEFAULT_RACK_U))
+    except ValueError as exc:  # FabricError / RackError: the message names what to change
+        return BuildCluster(reason=reason, problem=str(exc))
+    if notes:
+        plan = plan.model_copy(update={"notes": (*plan.notes, *notes)})
+    return BuildCluster(reason=reason, plan=plan)
+
+
+def nodes_for_workload(
+    build: Build, catalog: Catalog, report: Report, max_nodes: int = DEFAULT_MAX_NODES
+) -> int | str:
+    """The fewest copies of ``build`` that run its workload (fits and meets the target), or why
+    that cannot be sized (see the module doc)."""
     est = report.estimate
     per_node, _mem = gpu_inventory(build, catalog)
     gpu_sku = est.gpu if est is not None else None
     if not per_node or not gpu_sku:
-        return BuildCluster(reason=reason, problem="the build has no GPUs to copy")
+        return (
+            "the build has no GPUs to copy" if not per_node else "the workload estimate is unknown"
+        )
     found = _fewest_nodes(build, catalog, gpu_sku, per_node, max_nodes)
-    if isinstance(found, str):
-        return BuildCluster(reason=reason, problem=found)
-    nodes, _est = found
-    wl = build.workload
+    return found if isinstance(found, str) else found[0]
+
+
+def node_spec(
+    build: Build,
+    catalog: Catalog,
+    report: Report,
+    price: float | None = None,
+) -> tuple[NodeSpec, tuple[str, ...]]:
+    """What a cluster needs of this node build, and notes on what was assumed.  Training across
+    nodes gets one fast NIC per GPU (rail-optimised fabric, NVIDIA DGX SuperPOD RA): the build's
+    own fast NIC, else the catalog NIC the ``network`` rule would recommend (the plan's notes say
+    how many to add)."""
+    per_node, _mem = gpu_inventory(build, catalog)
+    gpu_sku = next(iter(g for g in build.slots.values() if g in catalog.gpus), None)
+    if build.baseboard and build.baseboard in catalog.baseboards:
+        gpu_sku = catalog.baseboards[build.baseboard].gpu_sku
+    est = report.estimate
+    if est is not None:
+        gpu_sku = est.gpu
     min_gbps = HGX_MIN_GBPS if build.baseboard else PCIE_MIN_GBPS
     nic, have = _fast_nic(build, catalog, min_gbps)
-    nics_per_node = have
-    extra: list[str] = []
-    if wl is not None and wl.training and nic is not None and have < per_node:
-        nics_per_node = per_node
-        extra.append(
-            f"Training across nodes wants one NIC of {min_gbps} Gb/s or more per GPU: "
-            f"{per_node} x {nic.sku} per node; the build has {have}, add {per_node - have}."
+    notes: list[str] = []
+    nics = have
+    if nic is not None and have < per_node:
+        nics = per_node
+        notes.append(
+            f"A rail-optimised fabric wants one NIC of {min_gbps} Gb/s or more per GPU: "
+            f"{per_node} x {nic.sku} per node; the build has {have}, add {per_node - have}.  "
+            "Node power is the build as saved (without the added NICs)."
         )
-    node_w = wall_power(report)
     ch = catalog.chassis.get(build.chassis)
-    plan = plan_cluster(
-        nodes=nodes,
-        gpus_per_node=per_node,
-        gpu=gpu_sku,
+    spec = NodeSpec(
         chassis=build.chassis,
-        nic=nic.sku if nic and nics_per_node else None,
-        nic_gbps=nic.port_gbps if nic and nics_per_node else None,
-        nics_per_node=nics_per_node,
-        node_power_w=node_w,
-        node_u=ch.form_factor_u if ch else None,
-        kw_per_rack=kw_per_rack,
+        gpu=gpu_sku or "unknown GPU",
+        gpus_per_node=max(1, per_node),
+        nic=nic.sku if nic is not None and nics else None,
+        nic_gbps=nic.port_gbps if nic is not None and nics else None,
+        nics_per_node=nics,
+        nic_ports=nic.ports if nic is not None else 1,
+        power_w=wall_power(report),
+        height_u=ch.form_factor_u if ch is not None else None,
+        price=price,
     )
-    if extra:
-        extra.append("Node power is the build as saved (without the added NICs).")
-        plan = plan.model_copy(update={"notes": (*plan.notes, *extra)})
-    return BuildCluster(reason=reason, plan=plan)
+    return spec, tuple(notes)
 
 
 def wall_power(report: Report) -> float | None:

@@ -113,18 +113,25 @@ def finish(ctx: SearchContext, cand: Candidate, build: Build, report: Report) ->
             return None
     cluster = None
     if cand.nodes > 1:
-        cluster = plan_cluster(
-            nodes=cand.nodes,
-            gpus_per_node=cand.gpus,
-            gpu=cand.gpu.sku,
-            chassis=cand.chassis.sku,
-            nic=cand.nic.sku if cand.nic else None,
-            nic_gbps=cand.nic.port_gbps if cand.nic else None,
-            nics_per_node=sum(1 for v in build.slots.values() if cand.nic and v == cand.nic.sku),
-            node_power_w=power,
-            node_u=cand.chassis.form_factor_u,
-            kw_per_rack=cons.kw_per_rack,
-        )
+        try:
+            cluster = plan_cluster(
+                nodes=cand.nodes,
+                gpus_per_node=cand.gpus,
+                gpu=cand.gpu.sku,
+                chassis=cand.chassis.sku,
+                nic=cand.nic.sku if cand.nic else None,
+                nic_gbps=cand.nic.port_gbps if cand.nic else None,
+                nics_per_node=sum(
+                    1 for v in build.slots.values() if cand.nic and v == cand.nic.sku
+                ),
+                nic_ports=cand.nic.ports if cand.nic else 1,
+                node_power_w=power,
+                node_u=cand.chassis.form_factor_u,
+                kw_per_rack=cons.kw_per_rack,
+            )
+        except ValueError as exc:  # FabricError / RackError (a node over the rack limit)
+            ctx.rejected[f"cluster: {exc}"] += 1
+            return None
     key = ranking_key(
         ctx.objective,
         cand.gpus * cand.nodes,
