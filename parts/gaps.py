@@ -213,3 +213,22 @@ def find_gaps(catalog: Catalog, chassis: str | None = None) -> list[Gap]:
     for rec in recs:
         out += record_gaps(rec, catalog)
     return out
+
+
+#: Record kinds that are ordered as a line of a quote (a model preset is not; an on-board NIC
+#: comes with its chassis).
+ORDERED_KINDS = ("chassis", "gpu", "baseboard", "bridge", "cpu", "dimm", "nic", "drive", "psu")
+
+
+def pn_gaps(catalog: Catalog, chassis: str | None = None) -> list[Record]:
+    """Records a quote lists that have no sourced orderable part number ("PN needed" in every
+    export), ordered by kind then SKU; one chassis and its parts when ``chassis`` is given."""
+    from slotwise.parts.schema import PART_KINDS
+
+    recs = related(catalog, catalog.chassis[chassis]) if chassis is not None else list(catalog)
+    out = [
+        r
+        for r in recs
+        if r.kind in ORDERED_KINDS and not r.part_numbers and getattr(r, "form", None) != "onboard"
+    ]
+    return sorted(out, key=lambda r: (PART_KINDS.index(r.kind), r.sku))

@@ -91,6 +91,21 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class PartNumber(_Frozen):
+    """An orderable part number of a record, with its own provenance (separate from the
+    internal ``sku``).  ``vendor`` is who the number orders from: "Supermicro" for the code a
+    Supermicro quote lists (GPU-NV..., MEM-DR5..., AOC-..., HDS-..., PWS-...), or the maker
+    ("NVIDIA", "Micron", ...) for its own part number / OPN.  Only a number seen in a public
+    source goes here: confidence A (vendor document or vendor-generated BOM) or B (careful third
+    party quoting one); a number inferred from a naming pattern is not a part number."""
+
+    pn: SkuText
+    vendor: NonEmpty
+    source: NonEmpty = Field(description="where the number was seen (URL or repository path)")
+    confidence: Literal["A", "B"]
+    note: str | None = None
+
+
 class Record(_Frozen):
     """Fields shared by every catalog record (each kind narrows ``kind`` to its literal)."""
 
@@ -102,6 +117,18 @@ class Record(_Frozen):
     notes: str | None = None
     # Extra sources for individual figures, e.g. {"tdp_w": "https://..."}.
     field_sources: dict[str, str] = Field(default_factory=dict)
+    part_numbers: tuple[PartNumber, ...] = Field(
+        (), description="orderable part numbers (Supermicro's, the maker's) with their sources"
+    )
+
+    def part_number(self, vendor: str | None = None) -> PartNumber | None:
+        """The Supermicro number when one is sourced (what a Supermicro quote lists), else the
+        maker's; with ``vendor``, that vendor's only."""
+        pns = self.part_numbers
+        if vendor is not None:
+            return next((p for p in pns if p.vendor == vendor), None)
+        smc = next((p for p in pns if p.vendor == "Supermicro"), None)
+        return smc or (pns[0] if pns else None)
 
 
 # --------------------------------------------------------------------------- chassis

@@ -80,7 +80,7 @@ def test_markdown_summary(capsys):
     code, md, _ = run(capsys, "export", str(H200), "--format", "md")
     assert code == 0
     assert md.startswith("# 8x H200 NVL LoRA fine-tuning server for Example customer (fictional)\n")
-    assert "| NVIDIA-H200-NVL-141GB | NVIDIA H200 NVL 141GB | 8 |" in md
+    assert "| GPU | GPU-NVH200NVL | NVIDIA H200 NVL 141GB | 8 | 600 | 4,800 |" in md
     assert "| 1 + 2 + 3 + 4 | NVLINK-H200-NVL-4WAY (NVLink bridge) |" in md
     assert "## Budgets" in md and "Power (worst case vs PSU capacity)" in md
     assert "Workload verdict: **Fits** on 8 × NVIDIA-H200-NVL-141GB" in md
@@ -100,10 +100,26 @@ def test_markdown_lists_errors_with_fix(capsys):
 def test_csv_line_items(capsys):
     code, text, _ = run(capsys, "export", str(H200), "--format", "csv")
     assert code == 0
-    assert text.startswith("line,sku,description,quantity,unit_price,extended_price,currency\r\n")
+    assert text.startswith(
+        "line,type,part_number,maker_part_number,pn_confidence,sku,description,quantity,"
+        "unit_power_w,total_power_w,unit_price,extended_price,currency\r\n"
+    )
     rows = list(csv.DictReader(io.StringIO(text)))
     by_sku = {r["sku"]: r for r in rows}
     assert by_sku["NVIDIA-H200-NVL-141GB"]["quantity"] == "8"
+    # sourced part numbers (Supermicro's first, the maker's beside it), power per line and total
+    gpu = by_sku["NVIDIA-H200-NVL-141GB"]
+    assert (gpu["type"], gpu["part_number"], gpu["pn_confidence"]) == ("GPU", "GPU-NVH200NVL", "B")
+    assert (gpu["unit_power_w"], gpu["total_power_w"]) == ("600", "4800")
+    nic = by_sku["NVIDIA-CX7-400G-1P-OSFP"]
+    assert (nic["part_number"], nic["maker_part_number"]) == (
+        "AOC-CX766003N-SQ0",
+        "900-9X766-003N-SQ0",
+    )
+    assert nic["unit_power_w"] == "30.76"
+    # no public source gives the 2700 W unit's code: marked, never guessed
+    assert by_sku["SMCI-PSU-2700W-TITANIUM"]["part_number"] == "PN needed"
+    assert by_sku["INTEL-X710-AT2-ONBOARD"]["part_number"] == "included"
     assert by_sku["NVLINK-H200-NVL-4WAY"]["quantity"] == "2"
     assert by_sku["SMCI-PSU-2700W-TITANIUM"]["quantity"] == "4"
     assert rows[0]["sku"] == "SYS-421GE-TNRT" and rows[0]["unit_price"] == ""

@@ -20,7 +20,7 @@ def cat():
 
 def test_psu_count_arithmetic():
     # HGX H200 in SYS-821GE-TNHR, 3,000 W units: the DC worst case is 9,717 W (parts 7,396 W x
-    # 1.3138).  N+1: ceil(9,717 / 3,000) = 4, + 1 = 5 PSUs (the old 6,476 W sum gave 3 + 1 = 4).
+    # 1.3057).  N+1: ceil(9,717 / 3,000) = 4, + 1 = 5 PSUs (the old 6,476 W sum gave 3 + 1 = 4).
     assert psu_count_for(9717, 3000, "N+1", 8) == 5
     assert psu_count_for(6476, 3000, "N+1", 8) == 4
     # the chassis' own 4+2 scheme: n - 2 units count; 4 x 3,000 = 12,000 >= 9,749 -> 6 PSUs

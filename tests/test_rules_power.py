@@ -110,7 +110,7 @@ def test_unknown_power_figures_are_listed_as_not_verified():
 
 
 def test_hgx_fans_board_share_is_derived_when_the_chassis_publishes_none():
-    """FIX-HGX-AIR publishes no fans/board/BMC figure: the derived share (0.3138 of the other
+    """FIX-HGX-AIR publishes no fans/board/BMC figure: the derived share (0.3057 of the other
     parts, engine.check.power_model) stands in.  The fixture's HGX board and DIMM have no power
     figure, so they are listed and the result is 'not verified'."""
     b = base_build(
@@ -125,9 +125,9 @@ def test_hgx_fans_board_share_is_derived_when_the_chassis_publishes_none():
         psu_count=6,
     )
     r = run(b)
-    # known parts 8 x 700 + 2 x 350 = 6,300 W; fans/board 6,300 x 0.3138 = 1,976.94 W
-    assert FANS_BOARD_SHARE == 0.3138
-    assert round(r.budget("power").used, 2) == round(6300 + 6300 * 0.3138, 2) == 8276.94
+    # known parts 8 x 700 + 2 x 350 = 6,300 W; fans/board 6,300 x 0.3057 = 1,925.91 W
+    assert FANS_BOARD_SHARE == 0.3057
+    assert round(r.budget("power").used, 2) == round(6300 + 6300 * 0.3057, 2) == 8225.91
     unknown = one(r, "power.unknown_figures").message
     assert "HGX-H100-8GPU NVSwitch/board power" in unknown
     assert "32 x DDR5-4800-64GB-RDIMM (power unknown)" in unknown
@@ -200,8 +200,8 @@ def test_chassis_scheme_redundancy_and_the_looser_user_choice():
 
 def test_eight_h200_nvl_in_421ge_tnrt_at_low_line_is_never_ok():
     """The issue's case: 8 x H200 NVL in SYS-421GE-TNRT (2700 W PSUs, low-line rating unknown)
-    at 100-127 V.  DC draw (8 x 600 + 2 x 350 + 32 x 10 + 2 x 25 + the on-board X710-AT2 at its
-    25 W bound) x 1.3138 = 5,895 x 1.3138 = 7,744.9 W.  Even at the inlet bound (127 V x 16 A = 2,032 W a unit) N+1 of 4 gives 6,096 W:
+    at 100-127 V.  DC draw (8 x 600 + 2 x 350 + 32 x 10 + 2 x 30.76 (ConnectX-7 per Supermicro's
+    BOM) + the on-board X710-AT2 at its 25 W bound) x 1.3057 = 5,906.52 x 1.3057 = 7,712.1 W.  Even at the inlet bound (127 V x 16 A = 2,032 W a unit) N+1 of 4 gives 6,096 W:
     an error whose fix is 200-240 V (3 x 2,700 = 8,100 W carries it)."""
     from fixtures_catalog.helpers import bundled_catalog
 
@@ -213,7 +213,7 @@ def test_eight_h200_nvl_in_421ge_tnrt_at_low_line_is_never_ok():
     )
     b = loaded.build.with_(env=Environment(input_voltage="100-127", redundancy="N+1"))
     r = evaluate(b, bundled_catalog())
-    assert round(r.budget("power").used, 1) == round(5895 * 1.3138, 1) == 7744.9
+    assert round(r.budget("power").used, 1) == round(5906.52 * 1.3057, 1) == 7712.1
     assert ("1 x INTEL-X710-AT2-ONBOARD (on board)", 25.0) in r.budget("power").parts
     f = one(r, "power.redundancy")
     assert f.severity == "error" and "6,096 W" in f.message

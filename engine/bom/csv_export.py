@@ -1,8 +1,16 @@
-"""Line items as CSV for ERP import.
+"""Line items as CSV, laid out like a vendor's bill of materials, for ERP import.
 
-Columns: ``line,sku,description,quantity,unit_price,extended_price,currency``.  One row per SKU
-in BOM order (engine.bom.items).  RFC 4180 quoting and CRLF line ends (what spreadsheet and ERP
-importers expect); prices as plain decimals with a dot, empty when the price list has none.
+Columns (a Supermicro BOM's Type / PN / Desc / QTY / Power / Total Power, then prices)::
+
+    line, type, part_number, maker_part_number, pn_confidence, sku, description, quantity,
+    unit_power_w, total_power_w, unit_price, extended_price, currency
+
+``part_number`` is the orderable number (Supermicro's when a public source gives it, else the
+maker's), "PN needed" where no source gives one, "included" for a part built into the chassis;
+``pn_confidence`` is that number's tier (A vendor document, B careful third party); ``sku`` is
+slotwise's internal id.  Power per unit is the catalog's figure (TDP / rated power), empty where
+unknown.  One row per SKU in BOM order (engine.bom.items).  RFC 4180 quoting and CRLF line ends
+(what spreadsheet and ERP importers expect); prices and watts as plain decimals with a dot.
 """
 
 from __future__ import annotations
@@ -15,11 +23,29 @@ from slotwise.engine.bom.items import line_items
 from slotwise.engine.build import Build
 from slotwise.parts.catalog import Catalog
 
-COLUMNS = ("line", "sku", "description", "quantity", "unit_price", "extended_price", "currency")
+COLUMNS = (
+    "line",
+    "type",
+    "part_number",
+    "maker_part_number",
+    "pn_confidence",
+    "sku",
+    "description",
+    "quantity",
+    "unit_power_w",
+    "total_power_w",
+    "unit_price",
+    "extended_price",
+    "currency",
+)
 
 
 def _price(x: float | None) -> str:
     return "" if x is None else f"{x:.2f}"
+
+
+def _watts(x: float | None) -> str:
+    return "" if x is None else f"{x:g}"
 
 
 def to_csv(
@@ -35,9 +61,15 @@ def to_csv(
         w.writerow(
             (
                 n,
+                item.type_label,
+                item.pn_cell,
+                item.maker_part_number or "",
+                item.part_number_confidence or "",
                 item.sku,
                 item.description,
                 item.quantity,
+                _watts(item.unit_power_w),
+                _watts(item.total_power_w),
                 _price(item.unit_price),
                 _price(item.extended_price),
                 (currency or "") if item.unit_price is not None else "",

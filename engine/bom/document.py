@@ -26,7 +26,10 @@ Layout (schema 1)::
     [[bridges]]     sku, slots = [..], count    [[drives]]  bay, sku, count
     [workload]      engine.workload.Workload fields (unset ones left out)
     [pricing]       currency, total, unpriced, note (e.g. "example prices, not a quote")
-    [[line_items]]  sku, description, quantity, unit_price, extended_price
+    [[line_items]]  sku, part_number ("PN needed" where no public source gives one; "included"
+                    for a part built into the chassis), part_number_vendor / _confidence,
+                    maker_part_number, description, quantity, unit_power_w, total_power_w,
+                    unit_price, extended_price
     [summary]       errors, warnings, infos, GPUs, power, heat, [[summary.budgets]],
                     [[summary.findings]], [summary.workload]
 
@@ -338,8 +341,14 @@ def bom_document(
         _drop_none(
             {
                 "sku": i.sku,
+                "part_number": i.pn_cell,
+                "part_number_vendor": i.part_number_vendor,
+                "part_number_confidence": i.part_number_confidence,
+                "maker_part_number": i.maker_part_number,
                 "description": i.description,
                 "quantity": i.quantity,
+                "unit_power_w": _num(i.unit_power_w),
+                "total_power_w": _num(i.total_power_w),
                 # an on-board part's 0 is "included with the chassis", not a price to keep
                 "unit_price": None if i.included else i.unit_price,
                 "extended_price": None if i.included else i.extended_price,

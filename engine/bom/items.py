@@ -14,8 +14,26 @@ from pydantic import BaseModel, ConfigDict
 
 from slotwise.engine.build import Build
 from slotwise.parts.catalog import Catalog, onboard_nics
+from slotwise.parts.schema import Record
 
 UNKNOWN_PART = "unknown part (not in the catalog)"
+#: What every export writes where a line has no sourced orderable part number.
+PN_NEEDED = "PN needed"
+#: The part-number cell of a part built into the chassis (ordered with it, no line of its own).
+PN_INCLUDED = "included"
+#: The "type" column of a vendor BOM, per line kind.
+TYPE_LABEL = {
+    "chassis": "System",
+    "baseboard": "GPU baseboard",
+    "cpu": "CPU",
+    "dimm": "Memory",
+    "gpu": "GPU",
+    "nic": "Network",
+    "card": "Card",
+    "bridge": "NVLink bridge",
+    "drive": "Drive",
+    "psu": "Power supply",
+}
 
 
 class LineItem(BaseModel):
@@ -29,10 +47,74 @@ class LineItem(BaseModel):
     # Built into the chassis (on-board NICs): listed so the BOM shows them, priced at 0 when a
     # price list is used (the chassis price covers them).
     included: bool = False
+    # The orderable part number (Supermicro's when sourced, else the maker's) and its provenance;
+    # None: no public source gives one ("PN needed" in every export).
+    part_number: str | None = None
+    part_number_vendor: str | None = None
+    part_number_confidence: str | None = None
+    part_number_source: str | None = None
+    maker_part_number: str | None = None
+    # Power per unit as the catalog states it (TDP / rated figure); None: not known.
+    unit_power_w: float | None = None
 
     @property
     def extended_price(self) -> float | None:
         return None if self.unit_price is None else round(self.unit_price * self.quantity, 2)
+
+    @property
+    def total_power_w(self) -> float | None:
+        return None if self.unit_power_w is None else round(self.unit_power_w * self.quantity, 2)
+
+    @property
+    def pn_cell(self) -> str:
+        """The part-number cell: the number, "included" or "PN needed"."""
+        if self.part_number:
+            return self.part_number
+        return PN_INCLUDED if self.included else PN_NEEDED
+
+    @property
+    def type_label(self) -> str:
+        return TYPE_LABEL.get(self.kind, self.kind)
+
+
+def unit_power(catalog: Catalog, rec: Record | None) -> float | None:
+    """A part's power per unit as the catalog records it: a GPU's or CPU's TDP, a DIMM's, NIC's
+    or drive's power, an HGX baseboard's GPUs at TDP plus its board power, a chassis' published
+    fans/board figure.  None where the catalog has no figure (a bridge and a PSU draw none of
+    their own; the PSU losses are in the engine's wall figure, not in a line)."""
+    if rec is None:
+        return None
+    if rec.kind in ("gpu", "cpu"):
+        return getattr(rec, "tdp_w", None)
+    if rec.kind in ("dimm", "nic", "drive"):
+        return getattr(rec, "power_w", None)
+    if rec.kind == "baseboard":
+        gpu = catalog.gpus.get(getattr(rec, "gpu_sku", ""))
+        board = getattr(rec, "board_power_w", None)
+        if gpu is None or gpu.tdp_w is None or board is None:
+            return None
+        return float(gpu.tdp_w * getattr(rec, "gpu_count", 0) + board)
+    if rec.kind == "chassis":
+        return getattr(rec, "system_overhead_w", None)
+    return None
+
+
+def _pn_fields(rec: Record | None) -> dict[str, str | None]:
+    if rec is None:
+        return {}
+    pn = rec.part_number()
+    maker = next((p for p in rec.part_numbers if p.vendor != "Supermicro"), None)
+    out: dict[str, str | None] = {}
+    if pn is not None:
+        out.update(
+            part_number=pn.pn,
+            part_number_vendor=pn.vendor,
+            part_number_confidence=pn.confidence,
+            part_number_source=pn.source,
+        )
+    if maker is not None and maker is not pn:
+        out["maker_part_number"] = maker.pn
+    return out
 
 
 def _natural(s: str) -> tuple:
@@ -114,6 +196,8 @@ def line_items(
             quantity=qty[(kind, sku)],
             kind=kind,
             unit_price=prices.get(sku),
+            unit_power_w=unit_power(catalog, catalog.get(sku)),
+            **_pn_fields(catalog.get(sku)),
         )
         for kind, sku in order
     ]
@@ -129,6 +213,7 @@ def line_items(
             kind="nic",
             unit_price=0.0 if prices else None,
             included=True,
+            unit_power_w=unit_power(catalog, catalog.get(sku)),
         )
         for sku, n in built_in.items()
     ]

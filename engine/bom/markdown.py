@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from slotwise.engine.bom.items import canonical_build, gpu_inventory, line_items, slot_order
+from slotwise.engine.bom.items import (
+    LineItem,
+    canonical_build,
+    gpu_inventory,
+    line_items,
+    slot_order,
+)
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.build import Build
 from slotwise.engine.check.report import Budget, Finding, Report
@@ -140,35 +146,7 @@ def to_markdown(
 
     # --- line items
     items = line_items(build, catalog, prices)
-    priced = any(i.unit_price is not None for i in items)
-    out += ["## Bill of materials", ""]
-    if priced:
-        out += [
-            "| SKU | Description | Qty | Unit price | Extended |",
-            "| --- | --- | ---: | ---: | ---: |",
-        ]
-    else:
-        out += ["| SKU | Description | Qty |", "| --- | --- | ---: |"]
-    for i in items:
-        row = f"| {cell(i.sku)} | {cell(i.description)} | {i.quantity} |"
-        if priced:
-            row += f" {_money(i.unit_price, currency)} | {_money(i.extended_price, currency)} |"
-        out.append(row)
-    if priced:
-        missing = [i.sku for i in items if i.unit_price is None]
-        priced_total = sum(i.extended_price or 0.0 for i in items)
-        out.append("")
-        if missing:
-            out.append(
-                f"Total of the priced lines: {_money(priced_total, currency)}; no price for "
-                + ", ".join(missing)
-                + " (the total is incomplete)."
-            )
-        else:
-            out.append(f"**Total: {_money(priced_total, currency)}**")
-        if price_note:
-            out += ["", f"*{price_note}*"]
-    out.append("")
+    out += bom_table(items, currency, price_note, report)
 
     # --- budgets
     if report.budgets:
@@ -218,6 +196,76 @@ def to_markdown(
         out += [_finding(f) for f in found]
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _watts(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.0f}" if x >= 100 else f"{x:,.4g}"
+
+
+def bom_table(
+    items: list[LineItem], currency: str | None, price_note: str | None, report: Report
+) -> list[str]:
+    """The "Bill of materials" section: type, part number, description, quantity, power per unit
+    and per line, prices where a price list gives them; the parts' power in total and the
+    engine's figure at the wall; the lines whose part number is still needed."""
+    priced = any(i.unit_price is not None for i in items)
+    out = ["## Bill of materials", ""]
+    head = "| Type | Part number | Description | Qty | W each | W total |"
+    rule = "| --- | --- | --- | ---: | ---: | ---: |"
+    if priced:
+        head += " Unit price | Extended |"
+        rule += " ---: | ---: |"
+    out += [head, rule]
+    for i in items:
+        row = (
+            f"| {cell(i.type_label)} | {cell(i.pn_cell)} | {cell(i.description)} | "
+            f"{i.quantity} | {_watts(i.unit_power_w)} | {_watts(i.total_power_w)} |"
+        )
+        if priced:
+            row += f" {_money(i.unit_price, currency)} | {_money(i.extended_price, currency)} |"
+        out.append(row)
+    out.append("")
+    known = [i.total_power_w for i in items if i.total_power_w is not None and not i.included]
+    unknown = [
+        i for i in items if i.unit_power_w is None and i.kind not in ("psu", "bridge", "chassis")
+    ]
+    power = f"Power of the listed parts: {sum(known) + _included_w(items):,.0f} W"
+    if unknown:
+        power += " (no figure for " + ", ".join(cell(i.description) for i in unknown) + ")"
+    if report.power is not None:
+        power += (
+            f"; the whole server at the wall, worst case: {report.power.worst_ac_w:,.0f} W "
+            "(fans, board and power-supply losses included)"
+        )
+    out.append(power + ".")
+    needed = [i for i in items if i.part_number is None and not i.included]
+    if needed:
+        out += [
+            "",
+            f"Part numbers still needed for {len(needed)} line(s): "
+            + ", ".join(cell(i.description) for i in needed)
+            + ".",
+        ]
+    if priced:
+        missing = [i.description for i in items if i.unit_price is None]
+        priced_total = sum(i.extended_price or 0.0 for i in items)
+        out.append("")
+        if missing:
+            out.append(
+                f"Total of the priced lines: {_money(priced_total, currency)}; no price for "
+                + ", ".join(cell(m) for m in missing)
+                + " (the total is incomplete)."
+            )
+        else:
+            out.append(f"**Total: {_money(priced_total, currency)}**")
+        if price_note:
+            out += ["", f"*{price_note}*"]
+    out.append("")
+    return out
+
+
+def _included_w(items: list[LineItem]) -> float:
+    return sum(i.total_power_w or 0.0 for i in items if i.included)
 
 
 def _finding(f: Finding) -> str:

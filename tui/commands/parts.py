@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from slotwise.parts.gaps import Gap, find_gaps
+from slotwise.parts.gaps import Gap, find_gaps, pn_gaps
 from slotwise.parts.schema import PART_KINDS, Record
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         if args.chassis and args.chassis not in cat.chassis:
             known = ", ".join(sorted(cat.chassis))
             raise UsageError(f"no chassis {args.chassis!r} in the catalog; known: {known}")
-        return _print_gaps(find_gaps(cat, args.chassis), args.json)
+        return _print_gaps(find_gaps(cat, args.chassis), pn_gaps(cat, args.chassis), args.json)
     recs = sorted(cat, key=lambda r: (PART_KINDS.index(r.kind), r.sku))
     if args.kind:
         recs = [r for r in recs if r.kind == args.kind]
@@ -113,11 +113,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_gaps(gaps: list[Gap], as_json: bool) -> int:
+def _print_gaps(gaps: list[Gap], pns: list, as_json: bool) -> int:
     records = list(dict.fromkeys((g.kind, g.sku) for g in gaps))
     if as_json:
         print_json(
-            {"count": len(gaps), "records": len(records), "gaps": [g.as_dict() for g in gaps]}
+            {
+                "count": len(gaps),
+                "records": len(records),
+                "gaps": [g.as_dict() for g in gaps],
+                "pn_needed_count": len(pns),
+                "pn_needed": [{"kind": r.kind, "sku": r.sku, "name": r.name} for r in pns],
+            }
         )
         return 0
     current = None
@@ -129,5 +135,15 @@ def _print_gaps(gaps: list[Gap], as_json: bool) -> int:
     print(
         f"\n{len(gaps)} rule-blocking unknown(s) in {len(records)} record(s). Fill a figure from "
         "its datasheet in a catalog overlay (--catalog DIR), with its source."
+    )
+    if pns:
+        print("\nPART NUMBERS NEEDED (a quote lists these as 'PN needed')")
+        w = max(len(r.sku) for r in pns)
+        for r in pns:
+            print(f"  {r.sku:<{w}}  {r.kind:<9}  {r.name}")
+    print(
+        f"\n{len(pns)} record(s) without a sourced orderable part number. Add "
+        "[[<kind>.part_numbers]] (pn, vendor, source, confidence A or B) in an overlay; never "
+        "a number guessed from a naming pattern."
     )
     return 0
