@@ -180,7 +180,7 @@ def unsupported(workload: Workload) -> str | None:
         return "fp8 needs Transformer Engine; measure bf16 instead"
     if workload.offload != "none":
         return "CPU offload needs DeepSpeed/FSDP; this bench runs one plain GPU"
-    if workload.tp != 1:
+    if workload.tp_or_1 != 1:
         return "tensor parallelism needs several GPUs; this bench runs one"
     if workload.loss == "chunked":
         return "the chunked loss is torchtune's; this bench runs the Hugging Face loss"

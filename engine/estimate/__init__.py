@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,6 +32,7 @@ from slotwise.engine.estimate.constants import (
     GIB,
     MAX_GPUS,
 )
+from slotwise.engine.estimate.layout import Layout, choose_layout
 from slotwise.engine.estimate.links import Links, default_links
 from slotwise.engine.estimate.memory import MemoryBreakdown, memory_per_gpu
 from slotwise.engine.estimate.serving import DEFAULTS as SERVING_DEFAULTS
@@ -165,31 +167,62 @@ def gpu_capacity_bytes(gpu: Gpu) -> float:
     return gpu.memory_gb * GIB
 
 
-def layout(workload: Workload, gpus: int) -> tuple[int, int, str, list[str]]:
-    """(tp, dp, parallel, notes) for ``gpus`` GPUs.
+def layout(
+    workload: Workload,
+    gpus: int,
+    *,
+    arch: ModelPreset | None = None,
+    fast_group: int | None = None,
+    gpus_per_server: int = DEFAULT_GPUS_PER_SERVER,
+    fits: Callable[[int, int], bool] | None = None,
+) -> tuple[int, int, str, list[str]]:
+    """(tp, dp, parallel, notes) for ``gpus`` GPUs; see :func:`plan_layout` (pipeline stages,
+    when serving needs them, count into ``tp`` here: the GPUs one model copy is split over)."""
+    lay, parallel, notes = plan_layout(
+        workload, gpus, arch=arch, fast_group=fast_group, gpus_per_server=gpus_per_server,
+        fits=fits,
+    )  # fmt: skip
+    return lay.tp * lay.pp, lay.dp, parallel, notes
 
-    Training: tensor parallel ``--tp`` (at most ``gpus``), data parallel over the rest.
-    Inference: the model is split over every GPU (tensor/pipeline parallel, as vLLM's
-    ``tensor_parallel_size`` x ``pipeline_parallel_size``), so each GPU holds 1/gpus of it.
+
+def plan_layout(
+    workload: Workload,
+    gpus: int,
+    *,
+    arch: ModelPreset | None = None,
+    fast_group: int | None = None,
+    gpus_per_server: int = DEFAULT_GPUS_PER_SERVER,
+    fits: Callable[[int, int], bool] | None = None,
+) -> tuple[Layout, str, list[str]]:
+    """(layout, parallel, notes) for ``gpus`` GPUs (rules: :mod:`engine.estimate.layout`).
+
+    Training: tensor parallel ``--tp`` (default 1), data parallel over the rest.  Serving: an
+    explicit ``--tp`` is kept (``--tp 1 --gpus 8`` = 8 replicas); without it the largest size
+    that divides the heads inside the fast-link group ``fast_group`` (default: every GPU of a
+    server, the old behaviour when no topology is known), replicas for the rest, TP across
+    slower links or pipeline stages only where the model does not fit (``fits(tp, pp)``).
     """
-    notes: list[str] = []
     gpus = max(1, gpus)
-    if not workload.training:
-        if workload.tp > 1:  # explicit model-parallel group; the rest are replicas
-            tp = min(workload.tp, gpus)
-            dp = max(1, gpus // tp)
-            notes.append(f"inference: {dp} replica(s) of {tp} GPU(s), model split over each")
-            return tp, dp, "tp", notes
-        if gpus > 1:
-            notes.append(f"inference: model split over {gpus} GPUs (tensor/pipeline parallel)")
-        return gpus, 1, "tp", notes
-    tp = min(workload.tp, gpus)
-    if tp < workload.tp:
-        notes.append(f"{ref('tp')} {workload.tp} needs {workload.tp} GPUs; using tp={tp}")
-    dp = max(1, gpus // tp)
-    if dp * tp != gpus:
-        notes.append(f"{gpus} GPUs is not a multiple of tp={tp}: {dp * tp} of them are used")
-    return tp, dp, workload.parallel_for(gpus), notes
+    fast = gpus_per_server if fast_group is None else fast_group
+    if arch is None:  # no heads known: any tp is accepted
+        tp = min(workload.tp_or_1, gpus) if workload.training or workload.tp else gpus
+        lay = Layout(tp=tp, dp=max(1, gpus // tp))
+        if workload.training and tp < workload.tp_or_1:
+            lay = lay.model_copy(
+                update={"reason": f"{ref('tp')} {workload.tp} needs {workload.tp} GPUs"}
+            )
+    else:
+        lay = choose_layout(
+            arch, gpus, tp=workload.tp, training=workload.training, fast_group=fast,
+            gpus_per_server=gpus_per_server, fits=fits,
+        )  # fmt: skip
+    notes = [f"layout: {lay.reason}"] if lay.reason else []
+    if workload.training and lay.tp * lay.dp != gpus and "multiple" not in lay.reason:
+        notes.append(
+            f"{gpus} GPUs is not a multiple of tp={lay.tp}: {lay.tp * lay.dp} of them are used"
+        )
+    parallel = workload.parallel_for(gpus) if workload.training else "tp"
+    return lay, parallel, notes
 
 
 def serving_workload(workload: Workload, dp: int) -> Workload:
@@ -201,9 +234,28 @@ def serving_workload(workload: Workload, dp: int) -> Workload:
 
 
 def _memory(
-    workload: Workload, gpus: int, arch: ModelPreset, counts: ParamCounts
+    workload: Workload,
+    gpus: int,
+    arch: ModelPreset,
+    counts: ParamCounts,
+    *,
+    fast_group: int | None = None,
+    gpus_per_server: int = DEFAULT_GPUS_PER_SERVER,
+    cap: float | None = None,
 ) -> tuple[MemoryBreakdown, int, int, str, list[str]]:
-    tp, dp, parallel, notes = layout(workload, gpus)
+    """Memory per GPU under the chosen layout; ``cap`` (usable bytes) lets serving pick a
+    layout whose replica holds the model (None: the widest split, the old behaviour)."""
+    fits = None
+    if cap is not None and not workload.training:
+
+        def fits(t: int, p: int) -> bool:
+            return _memory_at(workload, t * p, max(1, gpus // (t * p)), arch, counts) <= cap
+
+    lay, parallel, notes = plan_layout(
+        workload, gpus, arch=arch, fast_group=fast_group, gpus_per_server=gpus_per_server,
+        fits=fits,
+    )  # fmt: skip
+    tp, dp = lay.tp * lay.pp, lay.dp
     if not workload.training and workload.users:
         # Each replica holds the KV cache of its users; prompts are prefilled one (chunk) at a
         # time, so activations are those of one sequence (vLLM / TensorRT-LLM chunked prefill).
@@ -218,6 +270,19 @@ def _memory(
         return mem, tp, dp, parallel, notes + mem_notes
     mem, mem_notes = memory_per_gpu(arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts)
     return mem, tp, dp, parallel, notes + mem_notes
+
+
+def _memory_at(
+    workload: Workload, split: int, dp: int, arch: ModelPreset, counts: ParamCounts
+) -> float:
+    """Total bytes per GPU of a serving replica split over ``split`` GPUs (``dp`` replicas)."""
+    if workload.users:
+        one = workload.model_copy(update={"micro_batch": 1})
+        mem, _ = memory_per_gpu(arch, one, tp=split, dp=dp, parallel="tp", counts=counts)
+        per_replica = math.ceil(workload.users / dp)
+        return mem.total_bytes + mem.kv_cache_bytes * (per_replica - 1)
+    mem, _ = memory_per_gpu(arch, workload, tp=split, dp=dp, parallel="tp", counts=counts)
+    return mem.total_bytes
 
 
 def usable_bytes(gpu: Gpu) -> float:
@@ -242,12 +307,12 @@ def min_gpus(
     """
     counts = counts or count_params(arch)
     cap = usable_bytes(gpu)
-    cands = [n for n in _candidates() if not workload.training or n % workload.tp == 0]
+    cands = [n for n in _candidates() if not workload.training or n % workload.tp_or_1 == 0]
     if not cands:
         return None
 
     def fits(n: int) -> bool:
-        return _memory(workload, n, arch, counts)[0].total_bytes <= cap
+        return _memory(workload, n, arch, counts, cap=cap)[0].total_bytes <= cap
 
     if not fits(cands[-1]):
         return None
@@ -278,9 +343,12 @@ def estimate(
     gpus_per_server = max(1, int(gpus_per_server))
     links = links or default_links(gpu, gpus_per_server)
     counts = count_params(arch)
-    mem, tp, dp, parallel, notes = _memory(workload, gpus, arch, counts)
     cap = gpu_capacity_bytes(gpu)
     usable = usable_bytes(gpu)
+    mem, tp, dp, parallel, notes = _memory(
+        workload, gpus, arch, counts, fast_group=links.island,
+        gpus_per_server=gpus_per_server, cap=usable,
+    )  # fmt: skip
     fits = mem.total_bytes <= usable
     needed = gpus if fits and gpus == 1 else min_gpus(workload, gpu, arch=arch, counts=counts)
     if fits and (needed is None or needed > gpus):
@@ -325,7 +393,10 @@ def estimate(
             decode = dp * served.micro_batch / step
             free = usable - (mem.total_bytes - mem.kv_cache_bytes)
             if not workload.users:  # activations above are for micro_batch whole prompts
-                one = _memory(workload.model_copy(update={"micro_batch": 1}), gpus, arch, counts)
+                one = _memory(
+                    workload.model_copy(update={"micro_batch": 1}), gpus, arch, counts,
+                    fast_group=links.island, gpus_per_server=gpus_per_server, cap=usable,
+                )  # fmt: skip
                 free = usable - (one[0].total_bytes - one[0].kv_cache_bytes)
             serving, serving_notes = serving_estimate(
                 replica, dp=dp, gpus_per_server=gpus_per_server, free_bytes_per_gpu=free
@@ -404,7 +475,9 @@ def _step(
     gpus_per_server: int,
     links: Links,
 ) -> StepTime | None:
-    tp, dp, parallel, _ = layout(workload, n)
+    tp, dp, parallel, _ = layout(
+        workload, n, arch=arch, fast_group=links.island, gpus_per_server=gpus_per_server
+    )
     return step_time(
         arch=arch, workload=workload, counts=counts, gpu=gpu, tp=tp, dp=dp, parallel=parallel,
         gpus_per_server=gpus_per_server, links=links, linear_flops=flops.linear,
@@ -536,7 +609,9 @@ def _hours_at(
     n: int,
 ) -> float | None:
     tokens = workload.tokens or 0.0
-    tp, dp, _, _ = layout(workload, n)
+    tp, dp, _, _ = layout(
+        workload, n, arch=arch, fast_group=links.island, gpus_per_server=gpus_per_server
+    )
     if workload.mfu:
         return six_nd_seconds(tokens, flops.model, peak, tp * dp, workload.mfu) / 3600
     st = _step(workload, gpu, arch, counts, flops, n, gpus_per_server, links)
@@ -559,7 +634,7 @@ def _gpus_for_hours(
     """Fewest GPUs (multiples of ``--tp``; whole servers past one) that finish in time."""
     per = max(1, gpus_per_server)
     cands = list(range(1, per)) + list(range(per, MAX_GPUS * 16 + 1, per))
-    cands = [n for n in cands if n % workload.tp == 0]
+    cands = [n for n in cands if n % workload.tp_or_1 == 0]
     hours = functools.partial(
         _hours_at, workload, gpu, arch, counts, flops, peak, gpus_per_server, links
     )
@@ -614,7 +689,7 @@ def suggest_changes(
     seq_heavy = now.activations_bytes + now.kv_cache_bytes > 0.3 * now.total_bytes
     if workload.seq_len >= 256 and (seq_heavy or workload.seq_len > 8192):
         trial(f"sequence length {workload.seq_len // 2}", seq_len=workload.seq_len // 2)
-    if workload.training and workload.tp == 1:
+    if workload.training and workload.tp_or_1 == 1:
         n = max(gpus, 8)
         trial(f"tensor parallel 8 inside one server ({n} GPUs)", n=n, tp=8)
     if (

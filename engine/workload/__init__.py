@@ -87,7 +87,10 @@ class Workload(BaseModel):
     # which case no dropped copy of the adapted inputs is kept for the backward.
     lora_dropout: DropoutRate | None = None
     parallel: Parallel | None = None
-    tp: TensorParallel = 1
+    # Tensor-parallel size.  None = the engine chooses (engine.estimate.layout): training 1
+    # (data parallel over every GPU), serving the largest size that divides the heads inside
+    # the fast-link group, the other GPUs as replicas.  An explicit 1 on N GPUs is N replicas.
+    tp: TensorParallel | None = None
     tokens: TrainTokens | None = None
     target_days: TargetDays | None = None
     mfu: Fraction | None = None
@@ -259,6 +262,11 @@ class Workload(BaseModel):
         if self.grad_checkpointing is None:
             return self.training
         return self.grad_checkpointing
+
+    @property
+    def tp_or_1(self) -> int:
+        """The tensor-parallel size asked for, 1 when none was (training's default)."""
+        return self.tp or 1
 
     def parallel_for(self, gpus: int) -> Parallel:
         if self.parallel is not None:

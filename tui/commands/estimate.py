@@ -15,6 +15,7 @@ from slotwise.engine.check.verdict import context_overrun
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.checkpoint import checkpoint_format
 from slotwise.engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
+from slotwise.engine.estimate.layout import tp_problem, valid_tp_sizes
 from slotwise.engine.model.params import lora_target_names
 from slotwise.engine.model.resolve import ModelResolveError, resolve_arch_with_warnings
 from slotwise.engine.names import close_names
@@ -133,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     overrun = context_overrun(workload, arch.max_position_embeddings, arch.sku)
     if overrun:
         warnings.append(overrun)
+    check_tp(workload, arch, args.gpus)
     try:
         est = estimate(workload, gpu, args.gpus, arch=arch, gpus_per_server=args.gpus_per_server)
         advice = [] if est.fits else suggest_changes(workload, gpu, args.gpus, arch=arch)
@@ -154,6 +156,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(cli_words(render(est, workload, arch, gpu, warnings, advice)))
     return 0 if est.fits else 1
+
+
+def check_tp(workload, arch: ModelPreset, gpus: int) -> None:
+    """An explicit ``--tp`` that no engine accepts for this model is an input error (exit 2)."""
+    if workload.tp is None:
+        return
+    problem = tp_problem(arch, workload.tp)
+    if problem:
+        sizes = ", ".join(str(t) for t in valid_tp_sizes(arch, max(gpus, workload.tp)))
+        raise UsageError(f"--tp {workload.tp}: {problem} ({arch.sku}); valid sizes: {sizes}")
 
 
 def _gib(value: float) -> str:

@@ -172,7 +172,14 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "(default: assumed on; the recipe's value with --recipe)",
     )
     g.add_argument("--parallel", choices=PARALLELS, default=None, help="default: zero3 when >1 GPU")
-    g.add_argument("--tp", type=_positive_int, metavar="N", help="tensor-parallel degree (1)")
+    g.add_argument(
+        "--tp",
+        type=_positive_int,
+        metavar="N",
+        help="tensor-parallel degree; must divide the attention and key/value heads. "
+        "Default: training 1, serving the largest valid size inside a fast-link group. "
+        "--tp 1 --gpus 8 serves 8 replicas",
+    )
     g.add_argument("--tokens", type=_count, metavar="N", help="tokens to train on, e.g. 300B")
     g.add_argument("--target-days", type=_positive_float, metavar="D", help="wanted days")
     g.add_argument(

@@ -144,7 +144,7 @@ class WorkloadForm(Vertical):
             yield Label("Parallelism")
             yield Select(PARALLEL, value="auto", allow_blank=False, id="wl-parallel")
             yield Label("Tensor parallel")
-            yield Input("1", type="integer", id="wl-tp")
+            yield Input("", placeholder="auto", type="integer", id="wl-tp")
             yield Label("Optimizer")
             yield Select(
                 [("default", "default"), *((o, o) for o in OPTIMIZERS)],
@@ -202,7 +202,7 @@ class WorkloadForm(Vertical):
             self.query_one("#wl-seq", Input).value = str(w.seq_len)
             self.query_one("#wl-batch", Input).value = str(w.micro_batch)
             self.query_one("#wl-parallel", Select).value = w.parallel or "auto"
-            self.query_one("#wl-tp", Input).value = str(w.tp)
+            self.query_one("#wl-tp", Input).value = "" if w.tp is None else str(w.tp)
             self.query_one("#wl-optimizer", Select).value = w.optimizer
             self.query_one("#wl-offload", Select).value = w.offload
             self.query_one("#wl-recipe", Select).value = w.recipe or "none"
@@ -276,7 +276,7 @@ class WorkloadForm(Vertical):
         for fid, name, required in (
             ("#wl-seq", "seq_len", True),
             ("#wl-batch", "micro_batch", True),
-            ("#wl-tp", "tp", True),
+            ("#wl-tp", "tp", False),
             ("#wl-rank", "lora_rank", False),
             ("#wl-targets", "lora_targets", False),
             ("#wl-tokens", "tokens", False),

@@ -249,8 +249,8 @@ def check(ctx: Ctx) -> None:
 
 def _unbridged(ctx: Ctx, bridged: set[str]) -> None:
     wl = ctx.workload
-    sev: Severity = "warning" if wl is not None and wl.tp > 1 else "info"
-    tp = wl.tp if wl is not None else 1
+    sev: Severity = "warning" if wl is not None and wl.tp_or_1 > 1 else "info"
+    tp = wl.tp_or_1 if wl is not None else 1
     why = (
         f"tensor parallel (tp={tp}) all-reduces every layer, so it runs over PCIe"
         if sev == "warning"

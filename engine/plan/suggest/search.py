@@ -87,7 +87,7 @@ def single_node_candidates(ctx: SearchContext, chassis: list[Chassis]) -> list[C
             else:
                 counts = sorted(ctx.placer.sets(ch, gpu, ch.cpu_sockets, groups))
             for n in counts:
-                if n % w.tp:
+                if n % w.tp_or_1:
                     continue
                 est = estimate_on(ctx, gpu, n, n)
                 if not est.fits:
@@ -160,7 +160,7 @@ def multi_node_candidates(ctx: SearchContext, chassis: list[Chassis]) -> list[Ca
                     continue
                 sizes = sorted(ctx.placer.sets(ch, gpu, ch.cpu_sockets, groups), reverse=True)
                 for g in sizes:
-                    if g % w.tp:
+                    if g % w.tp_or_1:
                         continue
                     pl = place(ctx.placer, ch, gpu, g, ch.cpu_sockets, groups, nic, g)
                     if pl is not None:
