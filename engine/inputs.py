@@ -46,6 +46,10 @@ InputName = Literal[
     "objective",
     "budget",
     "prices",
+    # cluster plans (engine.plan.racks.Site, engine.plan.cluster)
+    "kw_per_rack",
+    "rack_u",
+    "switch",
     # files and catalogs
     "force",
     "catalog",
@@ -116,6 +120,9 @@ _PLAIN: dict[str, str] = {
     "prices": "a price list",
     "force": "overwrite",
     "catalog": "the overlay catalog option",
+    "kw_per_rack": "the rack power limit",
+    "rack_u": "the rack height",
+    "switch": "the compute switch",
     "part_list": "the catalog's {value} list",
     "part_details": "the catalog's {value} records",
     "fetch_config": "fetching {value}",

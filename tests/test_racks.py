@@ -55,7 +55,7 @@ def test_derating_and_2n_are_site_settings():
 
 def test_space_and_limits():
     assert nodes_per_rack(1_000, 8, Site(rack_kw=100, rack_u=48)) == 6  # space-bound
-    with pytest.raises(RackError, match="rack-kw"):
+    with pytest.raises(RackError, match="kw_per_rack"):
         nodes_per_rack(50_000, 8, Site(rack_kw=40))
-    with pytest.raises(RackError, match="rack-u"):
+    with pytest.raises(RackError, match="rack_u"):
         nodes_per_rack(1_000, 50, Site(rack_u=48))

@@ -18,7 +18,7 @@ from typing import NoReturn
 from slotwise.tui import __version__
 
 # Sub-commands, in --help order.  A module listed here must exist and be finished.
-COMMANDS = ("parts", "validate", "estimate", "suggest", "compare", "export")
+COMMANDS = ("parts", "validate", "estimate", "suggest", "compare", "export", "cluster")
 
 
 class UsageError(Exception):

@@ -32,6 +32,9 @@ LABELS: dict[str, str] = {
     "prices": "Price list file",
     "force": "Overwrite",
     "catalog": "an overlay catalog (start slotwise with --catalog DIR)",
+    "kw_per_rack": "Rack power (kW)",
+    "rack_u": "Rack units",
+    "switch": "Compute switch",
 }
 
 

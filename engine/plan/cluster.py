@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from slotwise.engine.inputs import ref
 from slotwise.engine.plan.fabric import (
     ComputeFabric,
     FabricError,
@@ -371,7 +372,8 @@ def _lines(
     for g in mgmt:
         out.append(
             Line(
-                item=f"{g.role}: {g.device.name} (scaled)",
+                item=f"{g.role}: {g.device.name}"
+                + (" (scaled)" if g.basis.startswith("scaled") else ""),
                 pn=g.device.pn,
                 qty=g.count,
                 unit_w=g.device.power_w,
@@ -464,7 +466,7 @@ def plan_nodes(
         sw = choose_switch(node, switch)
         if sw is None:
             raise FabricError(
-                f"no switch '{switch}' (choose qm9700, q3400 or sn5600)"
+                f"no switch '{switch}': set {ref('switch')} to qm9700, q3400 or sn5600"
                 if switch is not None
                 else f"no listed switch runs {node.nic_gbps} Gb/s ports; fabric not sized"
             )

@@ -23,6 +23,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from slotwise.engine.inputs import ref
+
 W_TO_BTU_H = 3.412142  # 1 W = 3.412142 BTU/h (NIST SP 811)
 
 B200_GUIDANCE = (
@@ -130,13 +132,15 @@ def nodes_per_rack(node_w: float, node_u: int | None, site: Site) -> int:
     if node_w > limit:
         raise RackError(
             f"one node draws {node_w:,.0f} W at the wall, over the rack limit of "
-            f"{site.rack_kw:g} kW; raise --rack-kw"
+            f"{site.rack_kw:g} kW; raise {ref('kw_per_rack')}"
         )
     by_power = math.floor(limit / node_w + 1e-9)
     if node_u is None:
         return by_power
     if node_u > site.rack_u:
-        raise RackError(f"a {node_u}U node does not fit a {site.rack_u}U rack; raise --rack-u")
+        raise RackError(
+            f"a {node_u}U node does not fit a {site.rack_u}U rack; raise {ref('rack_u')}"
+        )
     return min(by_power, site.rack_u // node_u)
 
 

@@ -31,6 +31,9 @@ FLAGS: dict[str, str] = {
     "prices": "--prices FILE_OR_URL",
     "force": "--force",
     "catalog": "--catalog DIR",
+    "kw_per_rack": "--kw-per-rack",
+    "rack_u": "--rack-u",
+    "switch": "--switch",
 }
 
 

@@ -1,0 +1,245 @@
+"""`slotwise cluster NODE_BOM.toml (--nodes N | WORKLOAD FLAGS) [--json] [--format md|csv|toml]`.
+
+Plans a cluster of identical copies of a node build: the rail-optimised compute fabric (one rail
+per GPU, scalable units of radix/2 nodes, leaf/spine/core as NVIDIA's DGX SuperPOD reference
+architectures build it), cables and optics, the storage / in-band / out-of-band networks scaled
+from NVIDIA's published BOM, racks, power circuits and PDUs, and the cluster BOM.
+
+N is --nodes, else the fewest copies that run the workload (the BOM's own, or the workload flags)
+through the same sizing as the BOM export's "Cluster sizing".  The file may also be a cluster
+document (written by --format toml): it is planned again from its inputs; --nodes, --switch and
+the site flags given on the command line replace the saved ones.
+
+Output: Markdown (summary, BOM, rack elevations) by default or with --format md; --format csv the
+cluster BOM lines; --format toml the cluster document (re-reading and writing it gives the same
+bytes); --json the plan (docs/CLI.md lists the keys).  Exit 0, or 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from slotwise.engine.bom import BomExistsError, read_bom, write_bom
+from slotwise.engine.bom.cluster_doc import (
+    ClusterDoc,
+    ClusterDocError,
+    cluster_csv,
+    cluster_document_markdown,
+    cluster_toml,
+    is_cluster_document,
+    read_cluster,
+)
+from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, DEFAULT_RACK_U, plan_nodes
+from slotwise.engine.plan.racks import Feed, Site
+from slotwise.engine.plan.switches import COMPUTE_SWITCHES
+from slotwise.tui.cli import UsageError
+from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.flags import cli_words
+from slotwise.tui.commands.validate import bad_input, input_paragraph
+from slotwise.tui.commands.workload_args import (
+    _positive_float,
+    _positive_int,
+    add_workload_flags,
+    workload_from_args,
+)
+
+FORMATS = ("md", "csv", "toml")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "cluster",
+        help="plan a cluster of a node build: rail-optimised fabric, optics, racks, power",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="NODE_BOM.toml", help="a node BOM, or a cluster document")
+    p.add_argument("--nodes", type=_positive_int, metavar="N", help="how many nodes")
+    p.add_argument(
+        "--max-nodes",
+        type=_positive_int,
+        default=1024,
+        metavar="N",
+        help="the most nodes the workload sizing may use (1024)",
+    )
+    p.add_argument("--json", action="store_true", help="the plan as JSON (CLI.md keys)")
+    p.add_argument("--format", choices=FORMATS, help="md (default), csv BOM lines, toml document")
+    p.add_argument("--out", metavar="FILE", help="write here instead of stdout (atomically)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    f = p.add_argument_group("fabric")
+    f.add_argument(
+        "--switch",
+        choices=[s.key for s in COMPUTE_SWITCHES],
+        help="compute switch (default: the reference design's for the NIC speed)",
+    )
+    f.add_argument(
+        "--planes", type=_positive_int, metavar="N", help="fabric planes per GPU link (1)"
+    )
+    s = p.add_argument_group("site")
+    s.add_argument(
+        "--kw-per-rack",
+        type=_positive_float,
+        metavar="KW",
+        help=f"rack power limit ({DEFAULT_KW_PER_RACK:g})",
+    )
+    s.add_argument(
+        "--rack-u", type=_positive_int, metavar="U", help=f"rack units ({DEFAULT_RACK_U})"
+    )
+    s.add_argument("--phases", type=int, choices=(1, 3), help="circuit phases (3)")
+    s.add_argument(
+        "--volts", type=_positive_float, metavar="V", help="circuit volts, line-line (415)"
+    )
+    s.add_argument("--amps", type=_positive_float, metavar="A", help="circuit breaker amps (60)")
+    s.add_argument(
+        "--derating",
+        type=_fraction,
+        metavar="F",
+        help="continuous-load factor of a circuit (0.8)",
+    )
+    s.add_argument("--provisioning", choices=("N", "2N"), help="circuit provisioning (N)")
+    s.add_argument("--prices", metavar="FILE_OR_URL", help="price list for the BOM lines")
+    s.add_argument("--offline", action="store_true", help="no network: cached data only")
+    add_workload_flags(p, positional=False)
+    add_catalog_flag(p)
+    p.set_defaults(run=run)
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < v <= 1:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, got {text}")
+    return v
+
+
+def _site(args: argparse.Namespace, base: Site | None) -> Site:
+    base = base or Site(rack_kw=DEFAULT_KW_PER_RACK, rack_u=DEFAULT_RACK_U)
+    feed = base.feed.model_copy(
+        update={
+            k: getattr(args, k)
+            for k in ("phases", "volts", "amps", "derating")
+            if getattr(args, k) is not None
+        }
+    )
+    upd: dict = {"feed": Feed(**feed.model_dump())}
+    if args.kw_per_rack is not None:
+        upd["rack_kw"] = args.kw_per_rack
+    if args.rack_u is not None:
+        upd["rack_u"] = args.rack_u
+    if args.provisioning is not None:
+        upd["provisioning"] = args.provisioning
+    return Site(**{**base.model_dump(exclude={"feed"}), **upd})
+
+
+def _price_map(args: argparse.Namespace):
+    if not args.prices:
+        return None
+    from slotwise.engine.cost.pricing import PriceError, load_prices
+
+    try:
+        return load_prices(args.prices, offline=args.offline)
+    except PriceError as exc:
+        raise UsageError(f"--prices: {exc}") from None
+
+
+def _from_document(args: argparse.Namespace, text: str) -> ClusterDoc:
+    doc = read_cluster(text, filename=args.file)
+    old = doc.plan
+    pl = _price_map(args)
+    prices = dict(doc.prices)
+    if pl is not None:
+        prices.update({k: e.price for k, e in pl.entries.items()})
+    plan = plan_nodes(
+        old.node,
+        args.nodes or old.nodes,
+        _site(args, old.site),
+        switch=args.switch or old.switch_key,
+        planes=args.planes or old.planes,
+        prices=prices,
+    )
+    return ClusterDoc(plan=plan, source_bom=doc.source_bom, prices=prices)
+
+
+def _from_bom(args: argparse.Namespace) -> ClusterDoc:
+    from slotwise.engine.check.evaluate import evaluate
+    from slotwise.engine.cost.pricing import quote_build
+    from slotwise.engine.plan.for_build import node_spec, nodes_for_workload
+
+    catalog = get_catalog(args)
+    loaded = read_bom(args.file, catalog)
+    if bad_input(loaded) or loaded.build is None:
+        raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
+    build = loaded.build
+    if args.model is not None or args.config is not None:
+        build = build.model_copy(update={"workload": workload_from_args(args)})
+    report = evaluate(build, catalog)
+    pl = _price_map(args)
+    prices = {k: e.price for k, e in pl.entries.items()} if pl is not None else {}
+    node_price = None
+    if pl is not None:
+        q = quote_build(build, pl, catalog)
+        node_price = q.total
+    spec, notes = node_spec(build, catalog, report, price=node_price)
+    nodes = args.nodes
+    if nodes is None:
+        if build.workload is None:
+            raise UsageError(
+                f"{args.file}: the build has no workload; give --nodes N or a workload "
+                "(--model ID with --method ...)"
+            )
+        sized = nodes_for_workload(build, catalog, report, args.max_nodes)
+        if isinstance(sized, str):
+            raise UsageError(f"{args.file}: the node count could not be sized: {sized}")
+        nodes = sized
+        notes = (
+            f"{nodes} node(s): the fewest copies of this build that run the workload.",
+            *notes,
+        )
+    plan = plan_nodes(
+        spec, nodes, _site(args, None), switch=args.switch, planes=args.planes or 1, prices=prices
+    )
+    if notes:
+        plan = plan.model_copy(update={"notes": (*plan.notes, *notes)})
+    return ClusterDoc(plan=plan, source_bom=Path(args.file).name, prices=prices)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.json and args.format:
+        raise UsageError("--json and --format: choose one output")
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{args.file}: cannot read: {exc.strerror or exc}") from None
+    try:
+        doc = _from_document(args, text) if is_cluster_document(text) else _from_bom(args)
+    except (ClusterDocError, ValueError) as exc:
+        raise UsageError(cli_words(str(exc))) from None
+    if args.json:
+        print_json(_cli_json(doc.plan.to_json()))
+        return 0
+    fmt = args.format or "md"
+    if fmt == "toml":
+        out = cluster_toml(doc)
+    elif fmt == "csv":
+        out = cluster_csv(doc.plan)
+    else:
+        out = cli_words(cluster_document_markdown(doc.plan))
+    if not args.out:
+        sys.stdout.write(out)
+        return 0
+    try:
+        write_bom(args.out, out, force=args.force)
+    except BomExistsError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
+    return 0
+
+
+def _cli_json(j: dict) -> dict:
+    j["notes"] = [cli_words(n) for n in j["notes"]]
+    return j
