@@ -82,7 +82,7 @@ def test_markdown_summary(capsys):
     assert md.startswith("# 8x H200 NVL LoRA fine-tuning server for Example customer (fictional)\n")
     assert "| GPU | GPU-NVH200NVL | NVIDIA H200 NVL 141GB | 8 | 600 | 4,800 |" in md
     assert "| 1 + 2 + 3 + 4 | NVLINK-H200-NVL-4WAY (NVLink bridge) |" in md
-    assert "## Budgets" in md and "Power (worst case vs PSU capacity)" in md
+    assert "## Budgets" in md and "Power, DC (worst-case load vs PSU output)" in md
     assert "Workload verdict: **Fits** on 8 × NVIDIA-H200-NVL-141GB" in md
     assert "## Findings" in md
 

@@ -35,7 +35,7 @@ def test_json_has_one_column_per_option_and_the_documented_keys(capsys):
         "hgx-h200-finetune-821ge.toml",
         "l40s-inference-521ge.toml",
     ]
-    assert set(data) == {"options", "workload", "currency", "rows"}
+    assert set(data) == {"options", "workload", "currency", "rows", "notes"}
     keys = [r["key"] for r in data["rows"]]
     for key in (
         "gpu_model",
@@ -105,7 +105,7 @@ def test_markdown_and_csv(capsys, tmp_path):
     code, _, _ = _run(capsys, "compare", NVL, HGX, "--format", "md", "--out", str(out_md))
     text = out_md.read_text()
     assert code == 0 and text.startswith("# Options compared")
-    assert "| worst-case power |" in text and "**" in text
+    assert "| worst-case power at the wall (AC) |" in text and "**" in text
     code, out, _ = _run(capsys, "compare", NVL, HGX, "--format", "csv")
     rows = list(csv.reader(io.StringIO(out)))
     assert rows[0] == [
@@ -142,7 +142,7 @@ def test_prices_add_price_rows_and_name_missing_parts(capsys):
     assert data["currency"]
     for row in (price, tco):
         for value, text in zip(row["values"], row["texts"], strict=True):
-            assert (value is None and text.startswith("no price for")) or value > 0
+            assert (value is None and text.startswith("no price: ")) or value > 0
 
 
 @pytest.mark.parametrize(

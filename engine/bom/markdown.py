@@ -57,8 +57,8 @@ def budget_label(b: Budget) -> str:
     if b.name.startswith("lanes:"):
         return f"PCIe lanes, {b.name.split(':', 1)[1]}"
     return {
-        "power": "Power (worst case vs PSU capacity)",
-        "heat": "Heat",
+        "power": "Power, DC (worst-case load vs PSU output)",
+        "heat": "Heat (worst case at the wall, AC)",
         "gpu_memory": "GPU memory per GPU",
         "train_time": "Time to train",
         "serving_users": "Concurrent users (KV cache)",

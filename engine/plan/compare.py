@@ -75,6 +75,8 @@ class Comparison(BaseModel):
     errors: tuple[int, ...]
     warnings: tuple[int, ...]
     currency: str | None = None
+    #: What a short cell left out (the full list of unpriced parts of an option).
+    notes: tuple[str, ...] = ()
 
     def row(self, key: str) -> Row | None:
         return next((r for r in self.rows if r.key == key), None)
@@ -94,6 +96,7 @@ class Comparison(BaseModel):
             ],
             "workload": self.workload,
             "currency": self.currency,
+            "notes": list(self.notes),
             "rows": [
                 {
                     "key": r.key,
@@ -121,6 +124,21 @@ def _fmt(x: float | None, digits: int = 0, unit: str = "") -> str:
         return "unknown"
     text = f"{x:,.{digits}f}"
     return f"{text}\u00a0{unit}" if unit else text
+
+
+def _duration(hours: float | None) -> str:
+    """Hours below a day ("3.5 h", as the app says), days from a day on ("2.4 days")."""
+    if not hours:
+        return "n/a"
+    return _fmt(hours, 1, "h") if hours < 24 else _fmt(hours / 24, 1, "days")
+
+
+def _no_price(missing: Sequence[str]) -> str:
+    """A short cell for an option with unpriced parts: the first part and how many more (the
+    full list is in the comparison's notes)."""
+    missing = sorted(missing)
+    more = f" +{len(missing) - 1} more" if len(missing) > 1 else ""
+    return f"no price: {missing[0]}{more}"
 
 
 def _best(cells: Sequence[Cell], better: Better | None) -> tuple[int, ...]:
@@ -214,7 +232,7 @@ def _workload_rows(evs: Sequence[_Evaluated]) -> list[Row]:
         headroom.append(Cell(value=round(spare, 2), text=_fmt(spare, 1, "GiB")))
         fits.append(Cell(value=est.fits, text="fits" if est.fits else "does not fit"))
         days = est.train_hours / 24 if est.train_hours is not None else None
-        train_days.append(Cell(value=_num(days), text=_fmt(days, 1, "days") if days else "n/a"))
+        train_days.append(Cell(value=_num(days), text=_duration(est.train_hours)))
         tps = est.decode_tokens_per_s
         decode.append(Cell(value=_num(tps), text=_fmt(tps, 0, "tok/s") if tps else "n/a"))
     rows = [
@@ -289,7 +307,7 @@ def _power_rows(evs: Sequence[_Evaluated], catalog: Catalog) -> list[Row]:
         u = ch.form_factor_u if ch is not None else None
         units.append(Cell(value=u, text=f"{u}U" if u else "unknown"))
     return [
-        _row("power_worst_w", "worst-case power", worst, "W", "lower"),
+        _row("power_worst_w", "worst-case power at the wall (AC)", worst, "W", "lower"),
         _row("heat_btu_h", "heat", heat, "BTU/h", "lower"),
         _row("rack_units", "rack units per server", units, "U", "lower"),
     ]
@@ -338,14 +356,14 @@ def _price_rows(
     for ev in evs:
         q = quote_build(ev.build, prices, catalog)
         if q.missing:
-            price.append(Cell(value=None, text="no price for " + ", ".join(q.missing)))
+            price.append(Cell(value=None, text=_no_price(q.missing)))
         else:
             price.append(Cell(value=_num(q.total), text=_money(q.total, cur)))
         if tco is None:
             continue
         bt = tco_for_build(ev.build, catalog, ev.report, price_map, cur, tco)
         if bt.result is None:
-            why = bt.problem or ("no price for " + ", ".join(sorted(bt.missing_prices)))
+            why = bt.problem or _no_price(sorted(bt.missing_prices))
             owning.append(Cell(value=None, text=why))
         else:
             total = bt.result.owning(bt.result.months)
@@ -376,8 +394,13 @@ def compare_builds(
     rows += _power_rows(evs, catalog)
     if wl is not None:
         rows += _cluster_rows(evs, catalog)
+    notes: list[str] = []
     if prices is not None:
         rows += _price_rows(evs, catalog, prices, tco)
+        for o in options:
+            missing = quote_build(o.build, prices, catalog).missing
+            if missing:
+                notes.append(f"{o.label}: no price for {', '.join(sorted(missing))}")
     errors = tuple(ev.report.errors for ev in evs)
     warnings = tuple(ev.report.warnings for ev in evs)
     rows.append(_row("errors", "errors", [Cell(value=e, text=str(e)) for e in errors], "", "lower"))
@@ -392,6 +415,7 @@ def compare_builds(
         errors=errors,
         warnings=warnings,
         currency=prices.currency if prices is not None else None,
+        notes=tuple(notes),
     )
 
 
@@ -427,6 +451,7 @@ def comparison_markdown(cmp: Comparison, *, heading: str = "## Options compared"
         )
         out.append(f"| {_md_cell(row.label)} | {cells} |")
     out += ["", _legend(cmp)]
+    out += [f"\n{note}." for note in cmp.notes]
     return "\n".join(out) + "\n"
 
 
@@ -458,6 +483,7 @@ def comparison_text(cmp: Comparison, width: int = 100) -> str:
         cells = "".join(_marked(row, i).ljust(w) for i, w in enumerate(cols))
         lines.append(row.label.ljust(label_w) + cells)
     lines.append(_legend(cmp))
+    lines += [f"{note}." for note in cmp.notes]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 

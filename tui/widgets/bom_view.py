@@ -40,11 +40,19 @@ def bom_text(
     t.append_text(summary_text(report))
     t.append("\n")
     if report is not None:
-        for name in ("power", "heat"):
-            b = report.budget(name)
-            if b is not None:
-                avail = "unknown" if b.available is None else f"{b.available:,.0f}"
-                t.append(f"  {name}: {b.used:,.0f} of {avail} {b.unit}\n")
+        b = report.budget("power")
+        if b is not None:
+            avail = "unknown" if b.available is None else f"{b.available:,.0f}"
+            t.append(f"  power, DC (PSU load): {b.used:,.0f} of {avail} {b.unit}\n")
+        p = report.power
+        if p is not None:
+            t.append(
+                f"  power at the wall (AC): worst case {p.worst_ac_w:,.0f} W, typical "
+                f"{p.typical_ac_w:,.0f} W\n"
+            )
+        heat = report.budget("heat")
+        if heat is not None:
+            t.append(f"  heat (at the wall): {heat.used:,.0f} {heat.unit}\n")
     t.append("\nEXPORTED FILE (canonical TOML; Ctrl+S or e to export)\n", style="bold underline")
     t.append(export_bom(build, catalog, meta, report=report, **pricing.export_kwargs()))
     return t

@@ -13,8 +13,8 @@ STACK_GLYPHS = ("█", "▓", "▒", "▚", "▞", "▤")
 STACK_STYLES = ("blue", "magenta", "cyan", "green", "yellow", "white")
 
 TITLES = {
-    "power": "Power",
-    "heat": "Heat",
+    "power": "Power, DC (PSU load)",
+    "heat": "Heat (at the wall, AC)",
     "gpu_memory": "GPU memory per GPU",
     "train_time": "Time to train",
     "serving_users": "Concurrent users (KV cache)",
