@@ -211,3 +211,15 @@ def test_bad_input_exits_2_naming_the_field(capsys, tmp_path):
     assert code == 2 and "[node] gpus_per_node" in err
     code, _, err = run(capsys, "cluster", _doc(tmp_path, watts=50000.0))
     assert code == 2 and "--kw-per-rack" in err
+
+
+def test_tco_counts_the_fabric_power(capsys, tmp_path):
+    j = js(capsys, "cluster", _doc(tmp_path, nodes=127), "--kwh-price", "0.2")
+    t = j["tco"]
+    assert t["power_w"] == j["power"]["total_w"] > j["power"]["nodes_w"]
+    assert t["purchase_price"] is None
+    assert "DGX-H100-like" in j["unpriced"]  # the node has no price: no partial total
+    code, md, _ = run(capsys, "cluster", _doc(tmp_path, nodes=127), "--kwh-price", "0.2")
+    assert "## Total cost of ownership" in md and "includes the fabric" in md
+    code, _, err = run(capsys, "cluster", _doc(tmp_path), "--cloud-gpu-hour", "2")
+    assert code == 2 and "--kwh-price" in err

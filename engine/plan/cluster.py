@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from slotwise.engine.cost.tco import TcoInputs, TcoResult, compute_tco
 from slotwise.engine.inputs import ref
 from slotwise.engine.plan.fabric import (
     ComputeFabric,
@@ -566,6 +567,44 @@ __all__ = [
     "plan_cluster",
     "plan_nodes",
 ]
+
+
+def cluster_tco(
+    plan: ClusterPlan,
+    *,
+    years: int = 3,
+    utilization: float = 1.0,
+    pue: float = 1.0,
+    kwh_price: float | None = None,
+    cloud_gpu_hour: float | None = None,
+    currency: str = "USD",
+) -> TcoResult | None:
+    """TCO of the whole cluster (engine.cost.tco): power = nodes at the wall + the fabric and
+    management networks (``total_power_w``); purchase = the sum of the BOM lines, unknown (no
+    break-even month) while any line has no price, never a partial total.  None when the node
+    power is unknown."""
+    total = plan.total_power_w
+    if total is None:
+        return None
+    priced = all(ln.unit_price is not None for ln in plan.lines)
+    purchase = sum(ln.extended_price or 0.0 for ln in plan.lines) if priced else None
+    inp = TcoInputs(
+        purchase_price=purchase,
+        power_w=total,
+        gpus=plan.total_gpus,
+        years=years,
+        utilization=utilization,
+        pue=pue,
+        kwh_price=kwh_price,
+        cloud_gpu_hour=cloud_gpu_hour,
+        currency=currency,
+    )
+    return compute_tco(inp)
+
+
+def unpriced_lines(plan: ClusterPlan) -> tuple[str, ...]:
+    """The items of the cluster BOM without a price (their part number, or the item)."""
+    return tuple(dict.fromkeys(ln.pn or ln.item for ln in plan.lines if ln.unit_price is None))
 
 
 def cluster_markdown(plan: ClusterPlan) -> str:

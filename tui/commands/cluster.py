@@ -31,12 +31,20 @@ from slotwise.engine.bom.cluster_doc import (
     is_cluster_document,
     read_cluster,
 )
-from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, DEFAULT_RACK_U, plan_nodes
+from slotwise.engine.cost.tco import tco_markdown
+from slotwise.engine.plan.cluster import (
+    DEFAULT_KW_PER_RACK,
+    DEFAULT_RACK_U,
+    cluster_tco,
+    plan_nodes,
+    unpriced_lines,
+)
 from slotwise.engine.plan.racks import Feed, Site
 from slotwise.engine.plan.switches import COMPUTE_SWITCHES
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
 from slotwise.tui.commands.flags import cli_words
+from slotwise.tui.commands.tco_args import add_tco_value_flags
 from slotwise.tui.commands.validate import bad_input, input_paragraph
 from slotwise.tui.commands.workload_args import (
     _positive_float,
@@ -101,6 +109,8 @@ def register(sub) -> None:
     s.add_argument("--provisioning", choices=("N", "2N"), help="circuit provisioning (N)")
     s.add_argument("--prices", metavar="FILE_OR_URL", help="price list for the BOM lines")
     s.add_argument("--offline", action="store_true", help="no network: cached data only")
+    t = p.add_argument_group("cost of owning the cluster (with --kwh-price)")
+    add_tco_value_flags(t)
     add_workload_flags(p, positional=False)
     add_catalog_flag(p)
     p.set_defaults(run=run)
@@ -218,8 +228,12 @@ def run(args: argparse.Namespace) -> int:
         doc = _from_document(args, text) if is_cluster_document(text) else _from_bom(args)
     except (ClusterDocError, ValueError) as exc:
         raise UsageError(cli_words(str(exc))) from None
+    tco = _tco(args, doc)
     if args.json:
-        print_json(_cli_json(doc.plan.to_json()))
+        j = _cli_json(doc.plan.to_json())
+        j["tco"] = None if tco is None else tco.to_json()
+        j["unpriced"] = list(unpriced_lines(doc.plan)) if tco is not None else []
+        print_json(j)
         return 0
     fmt = args.format or "md"
     if fmt == "toml":
@@ -227,7 +241,17 @@ def run(args: argparse.Namespace) -> int:
     elif fmt == "csv":
         out = cluster_csv(doc.plan)
     else:
-        out = cli_words(cluster_document_markdown(doc.plan))
+        out = cluster_document_markdown(doc.plan)
+        if tco is not None:
+            out += "\n" + tco_markdown(tco)
+            out += (
+                f"\nThe power above includes the fabric and management networks: "
+                f"{doc.plan.fabric_power_w:,.0f} W of {tco.inputs.power_w:,.0f} W.\n"
+            )
+            missing = unpriced_lines(doc.plan)
+            if missing:
+                out += "\nPurchase price unknown: no price for " + ", ".join(missing) + ".\n"
+        out = cli_words(out)
     if not args.out:
         sys.stdout.write(out)
         return 0
@@ -238,6 +262,26 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
     return 0
+
+
+def _tco(args: argparse.Namespace, doc: ClusterDoc):
+    """The cluster's TCO when --kwh-price is given: running costs include the fabric."""
+    if args.kwh_price is None:
+        if args.cloud_gpu_hour is not None:
+            raise UsageError("--cloud-gpu-hour: the cluster's cost of owning needs --kwh-price")
+        return None
+    currency = "USD"
+    if args.prices:
+        currency = _price_map(args).currency
+    return cluster_tco(
+        doc.plan,
+        years=args.years,
+        utilization=args.utilization,
+        pue=args.pue,
+        kwh_price=args.kwh_price,
+        cloud_gpu_hour=args.cloud_gpu_hour,
+        currency=currency,
+    )
 
 
 def _cli_json(j: dict) -> dict:
