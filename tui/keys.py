@@ -88,6 +88,14 @@ BUILD_KEYS: tuple[Key, ...] = (
         show=False,
     ),
     Key(
+        "build.cluster",
+        "c",
+        "cluster",
+        "Cluster",
+        "Plan a cluster of this build: rail-optimised fabric, optics, racks, power circuits.",
+        show=False,
+    ),
+    Key(
         "build.new",
         "ctrl+n,n",
         "new_build",
@@ -211,6 +219,11 @@ TCO_KEYS: tuple[Key, ...] = (
     Key("tco.close", "escape", "close", "Back", "Back to the build screen."),
 )
 
+CLUSTER_KEYS: tuple[Key, ...] = (
+    Key("cluster.run", "f9", "run", "Plan", "Plan again with the inputs as they are now."),
+    Key("cluster.close", "escape", "close", "Back", "Back to the build screen."),
+)
+
 ALL_KEYS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("Everywhere", APP_KEYS),
     ("Build screen", BUILD_KEYS),
@@ -220,6 +233,7 @@ ALL_KEYS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("Start screen", RECOVER_KEYS),
     ("Suggest", SUGGEST_KEYS),
     ("Total cost of ownership", TCO_KEYS),
+    ("Cluster", CLUSTER_KEYS),
 )
 
 

@@ -282,6 +282,11 @@ class BuildScreen(AppScreen[None]):
 
         self.app.push_screen(TcoScreen())
 
+    def action_cluster(self) -> None:
+        from slotwise.tui.screens.cluster import ClusterScreen
+
+        self.app.push_screen(ClusterScreen())
+
     def action_legend(self) -> None:
         from slotwise.tui.screens.help import LegendScreen
 

@@ -1,0 +1,61 @@
+"""Pilot test of the cluster screen (c on the build screen) at 80x24, keyboard only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, Markdown
+from tui_helpers import started
+
+from slotwise.engine.bom import read_bom
+from slotwise.tui.screens.build import BuildScreen
+from slotwise.tui.screens.cluster import ClusterScreen, cluster_from_form
+
+EX = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _text(screen, wid: str) -> str:
+    widget = screen.query_one(wid)
+    if isinstance(widget, Markdown):
+        return widget.source
+    return str(widget.render())
+
+
+async def test_cluster_screen_opens_at_80x24_and_plans(make_app, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(bom=str(EX / "hgx-h200-finetune-821ge.toml"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ClusterScreen)
+        # the build's workload fits one server: blank Nodes sizes 1 node
+        screen.query_one("#cl-nodes", Input).value = "127"
+        await pilot.press("enter")
+        await pilot.pause()
+        summary = _text(screen, "#cl-summary")
+        assert summary.startswith("✓ 127 nodes, 1016 GPUs") and "32/16/0" in summary
+        body = _text(screen, "#cl-text")
+        assert "## Rack elevations" in body and "circuits" in body and "PN needed" in body
+        screen.query_one("#cl-kw", Input).value = "5"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Rack power (kW)" in _text(screen, "#cl-summary")  # app words, not a flag
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, BuildScreen)
+
+
+def test_form_problems_name_the_field(catalog):
+    from slotwise.engine.check.evaluate import evaluate
+
+    cat = catalog
+    build = read_bom(EX / "hgx-h200-finetune-821ge.toml", cat).build
+    report = evaluate(build, cat)
+    bad = cluster_from_form(build, report, cat, nodes="x", rack_kw="40", volts="415", amps="60")
+    assert bad.plan is None and bad.problem.startswith("Nodes:")
+    bad = cluster_from_form(build, report, cat, nodes="4", rack_kw="0", volts="415", amps="60")
+    assert bad.problem.startswith("Rack kW:")
+    ok = cluster_from_form(build, report, cat, nodes="", rack_kw="40", volts="415", amps="60")
+    assert ok.plan is not None and ok.plan.nodes >= 1

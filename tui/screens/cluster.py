@@ -1,0 +1,185 @@
+"""Cluster screen: N copies of the current build with their fabric, racks and power.
+
+Every figure comes from engine.plan.cluster (``plan_nodes``: the rail-optimised fabric, the
+management networks, racks, circuits and the cluster BOM) and engine.plan.for_build
+(``node_spec``: what the plan needs of this build; ``nodes_for_workload``: the node count the
+workload needs).  The screen parses its four inputs, names the field of a bad one, and lays out
+what the engine returns; it does no arithmetic of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Grid, VerticalScroll
+from textual.widgets import Footer, Input, Markdown, Static
+
+from slotwise.engine.build import Build
+from slotwise.engine.check.report import Report
+from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, DEFAULT_RACK_U, ClusterPlan
+from slotwise.parts.catalog import Catalog
+from slotwise.tui.input_labels import app_words
+from slotwise.tui.keys import CLUSTER_KEYS, bindings
+from slotwise.tui.screens.base import AppScreen
+
+
+@dataclass(frozen=True)
+class ClusterOutcome:
+    plan: ClusterPlan | None
+    problem: str | None = None
+
+
+def _positive(label: str, text: str) -> tuple[float | None, str | None]:
+    text = text.strip()
+    try:
+        v = float(text)
+    except ValueError:
+        return None, f"{label}: {text!r} is not a number"
+    if v <= 0:
+        return None, f"{label}: must be above 0"
+    return v, None
+
+
+def cluster_from_form(
+    build: Build,
+    report: Report | None,
+    catalog: Catalog,
+    *,
+    nodes: str,
+    rack_kw: str,
+    volts: str,
+    amps: str,
+) -> ClusterOutcome:
+    """Parse the form and plan the cluster; a problem names the field to change.  Blank Nodes:
+    the fewest copies that run the build's workload."""
+    from slotwise.engine.plan.cluster import plan_nodes
+    from slotwise.engine.plan.for_build import node_spec, nodes_for_workload
+    from slotwise.engine.plan.racks import Feed, Site
+
+    if report is None:
+        return ClusterOutcome(None, "The engine could not check this build.")
+    parsed = {}
+    for key, label, text in (
+        ("rack_kw", "Rack kW", rack_kw),
+        ("volts", "Volts", volts),
+        ("amps", "Amps", amps),
+    ):
+        value, problem = _positive(label, text)
+        if problem:
+            return ClusterOutcome(None, problem)
+        parsed[key] = value
+    notes: tuple[str, ...] = ()
+    if nodes.strip():
+        n, problem = _positive("Nodes", nodes)
+        if problem or n is None or n != int(n):
+            return ClusterOutcome(None, problem or "Nodes: a whole number")
+        count = int(n)
+    else:
+        if build.workload is None:
+            return ClusterOutcome(None, "Nodes: give a number (the build has no workload)")
+        sized = nodes_for_workload(build, catalog, report)
+        if isinstance(sized, str):
+            return ClusterOutcome(None, f"Nodes: the workload could not size them: {sized}")
+        count = sized
+        notes = (f"{count} node(s): the fewest copies of this build that run the workload.",)
+    spec, spec_notes = node_spec(build, catalog, report)
+    site = Site(
+        rack_kw=parsed["rack_kw"],
+        rack_u=DEFAULT_RACK_U,
+        feed=Feed(volts=parsed["volts"], amps=parsed["amps"]),
+    )
+    try:
+        plan = plan_nodes(spec, count, site)
+    except ValueError as exc:
+        return ClusterOutcome(None, app_words(str(exc)))
+    return ClusterOutcome(plan.model_copy(update={"notes": (*plan.notes, *notes, *spec_notes)}))
+
+
+def summary_line(plan: ClusterPlan) -> str:
+    """The answer first: nodes, GPUs, switches, racks, power."""
+    fab = plan.fabric
+    parts = [f"{plan.nodes} nodes, {plan.total_gpus} GPUs"]
+    if fab is not None:
+        parts.append(f"{fab.leaf}/{fab.spine}/{fab.core} leaf/spine/core {fab.switch.name}")
+    if plan.racks is not None:
+        parts.append(f"{plan.racks} racks")
+    if plan.total_power_w is not None:
+        parts.append(f"{plan.total_power_w / 1000:,.1f} kW")
+    return "✓ " + ", ".join(parts)
+
+
+class ClusterScreen(AppScreen[None]):
+    BINDINGS = bindings(CLUSTER_KEYS)
+    DEFAULT_CSS = """
+    ClusterScreen #cl-title { height: 1; padding: 0 1; background: $panel; }
+    ClusterScreen #cl-form {
+        grid-size: 4 2; grid-rows: 1; grid-columns: 1fr 1fr 1fr 1fr; height: 2;
+        padding: 0 1; grid-gutter: 0 1;
+    }
+    ClusterScreen .cl-label { color: $text-muted; }
+    ClusterScreen #cl-summary { height: auto; padding: 0 1; text-style: bold; }
+    ClusterScreen #cl-body { height: 1fr; border-top: hkey $primary-darken-2; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plan: ClusterPlan | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            "[b]Cluster[/b] of this build — Enter/F9 plan · Esc back",
+            id="cl-title",
+        )
+        with Grid(id="cl-form"):
+            yield Static("Nodes (blank: workload)", classes="cl-label")
+            yield Static("Rack kW", classes="cl-label")
+            yield Static("Volts (3-phase)", classes="cl-label")
+            yield Static("Amps", classes="cl-label")
+            yield Input(placeholder="from workload", type="integer", compact=True, id="cl-nodes")
+            yield Input(f"{DEFAULT_KW_PER_RACK:g}", type="number", compact=True, id="cl-kw")
+            yield Input("415", type="number", compact=True, id="cl-volts")
+            yield Input("60", type="number", compact=True, id="cl-amps")
+        yield Static("", id="cl-summary")
+        with VerticalScroll(id="cl-body"):
+            yield Markdown("", id="cl-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.apply_blink(self)
+        self.query_one("#cl-nodes", Input).focus()
+        self.action_run()
+
+    def _val(self, wid: str) -> str:
+        return self.query_one(wid, Input).value
+
+    def action_run(self) -> None:
+        from slotwise.engine.bom.cluster_doc import cluster_document_markdown
+
+        app = self.app
+        outcome = cluster_from_form(
+            app.editing.current,
+            app.report,
+            app.catalog,
+            nodes=self._val("#cl-nodes"),
+            rack_kw=self._val("#cl-kw"),
+            volts=self._val("#cl-volts"),
+            amps=self._val("#cl-amps"),
+        )
+        summary = self.query_one("#cl-summary", Static)
+        body = self.query_one("#cl-text", Markdown)
+        self.plan = outcome.plan
+        if outcome.plan is None:
+            summary.update(Text(f"✗ {outcome.problem}"))
+            body.update("")
+            return
+        summary.update(Text(summary_line(outcome.plan)))
+        body.update(app_words(cluster_document_markdown(outcome.plan)))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_run()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
