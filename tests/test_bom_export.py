@@ -81,20 +81,37 @@ def test_markdown_summary(capsys):
     assert code == 0
     assert md.startswith("# 8x H200 NVL LoRA fine-tuning server for Example customer (fictional)\n")
     assert "| GPU | GPU-NVH200NVL | NVIDIA H200 NVL 141GB | 8 | 600 | 4,800 |" in md
-    assert "| 1 + 2 + 3 + 4 | NVLINK-H200-NVL-4WAY (NVLink bridge) |" in md
+    assert (
+        "| GPU position 1 + GPU position 2 + GPU position 3 + GPU position 4 | "
+        "NVIDIA NVLink bridge, 4-way (NVL4), for H200 NVL |" in md
+    )
     assert "## Budgets" in md and "Power, DC (worst-case load vs PSU output)" in md
-    assert "Workload verdict: **Fits** on 8 × NVIDIA-H200-NVL-141GB" in md
-    assert "## Findings" in md
+    assert "Workload verdict: **Fits** on 8 × NVIDIA H200 NVL 141GB" in md
+    assert "## Assumptions" in md and "## Findings" not in md
 
 
-def test_markdown_lists_errors_with_fix(capsys):
+def test_markdown_open_points_in_words_and_the_engineering_notes_beside(capsys, tmp_path):
+    notes = tmp_path / "notes.md"
     code, md, _ = run(
-        capsys, "export", str(EX / "broken-workload-does-not-fit.toml"), "--format", "md"
+        capsys,
+        "export",
+        str(EX / "broken-workload-does-not-fit.toml"),
+        "--format",
+        "md",
+        "--notes",
+        str(notes),
     )
     assert code == 0
-    assert "### Errors (1)" in md
-    assert "✗ **workload_fit.gpu_memory**" in md and "*Fix:*" in md
+    assert "## Open points" in md and "- Must change: " in md
+    assert "workload_fit.gpu_memory" not in md and "*Fix:*" not in md
     assert "Workload verdict: **Does not fit**" in md
+    text = notes.read_text()
+    assert "### Errors (1)" in text
+    assert "✗ **workload_fit.gpu_memory**" in text and "*Fix:*" in text
+    assert "## Part numbers" in text and "| MEM-DR564MC-ER48 | Supermicro | B |" in text
+    # --notes is for the Markdown document only
+    code, _, err = run(capsys, "export", str(H200), "--format", "csv", "--notes", str(notes))
+    assert code == 2 and "--notes" in err
 
 
 def test_csv_line_items(capsys):

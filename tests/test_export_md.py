@@ -98,8 +98,8 @@ def test_cluster_section_matches_engine_cluster(capsys, catalog):
     assert _row(md, "racks") == f"{plan.racks} ({per} nodes per rack at 40 kW, 48U)"
     assert "Assumptions: 40 kW per rack" in md and "switch radix 64" in md
     assert "rail-optimised" in md and _row(md, "circuits").endswith("PDUs")
-    # the section comes between the workload verdict and the findings
-    assert md.index("## Workload") < md.index("## Cluster sizing") < md.index("## Findings")
+    # the section comes between the workload verdict and the open points
+    assert md.index("## Workload") < md.index("## Cluster sizing") < md.index("## Open points")
 
 
 def test_cluster_node_count_is_the_fewest_that_fits(catalog):
@@ -173,7 +173,7 @@ def test_tco_section_shows_inputs_and_break_even(capsys, catalog, tmp_path):
     # break-even is the first month where owning <= cloud
     m = res.break_even_month
     assert res.owning(m) <= res.cloud(m) and res.owning(m - 1) > res.cloud(m - 1)
-    section = md[md.index("## Total cost of ownership") : md.index("## Findings")]
+    section = md[md.index("## Total cost of ownership") : md.index("## Assumptions")]
     years = re.findall(r"^\| (\d+) \| ", section, re.M)
     assert years == ["1", "2", "3", "4"]  # a row per year
     # one TCO for a build, two uses: an unpriced part stops the export's section, while the
@@ -195,7 +195,7 @@ def test_tco_missing_prices_names_skus_and_gives_no_total(capsys):
         "--cloud-gpu-hour", "2", "--kwh-price", "0.15",
     )  # fmt: skip
     assert code == 0, err
-    section = md[md.index("## Total cost of ownership") : md.index("## Findings")]
+    section = md[md.index("## Total cost of ownership") : md.index("## Assumptions")]
     assert "Not computed: no price for" in section
     for sku in ("XEON-6530", "DDR5-4800-64GB-RDIMM", "NVIDIA-L40S-48GB"):
         assert sku in section

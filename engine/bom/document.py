@@ -18,7 +18,7 @@ Layout (schema 1)::
     schema = 1
     [meta]          customer, project, engineer, created, updated (ISO 8601 UTC),
                     slotwise_version, catalog_version (the tool and catalog that wrote [summary]),
-                    notes (optional free text)
+                    quote_date, valid_until (YYYY-MM-DD, optional), notes (optional free text)
     [chassis]       sku, description
     [environment]   input_voltage, ambient_c, redundancy, ... (engine.build.Environment fields)
     [cpu] [memory] [psu]   sku, count          [baseboard]  sku
@@ -82,6 +82,7 @@ from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.inputs import plain, ref
 from slotwise.engine.store.atomic import atomic_write_text
 from slotwise.engine.workload import Workload
+from slotwise.engine.workload.snapshot import self_contained
 from slotwise.parts.bounds import PositivePartCount
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.safe_io import (
@@ -302,6 +303,8 @@ def bom_document(
             "updated": _iso(meta.updated),
             "slotwise_version": _tool_version(),
             "catalog_version": catalog.version,
+            "quote_date": None if meta.quote_date is None else meta.quote_date.isoformat(),
+            "valid_until": None if meta.valid_until is None else meta.valid_until.isoformat(),
             "notes": meta.notes or None,
         }
     )
@@ -325,7 +328,9 @@ def bom_document(
     if build.drives:
         doc["drives"] = [{"bay": d.bay, "sku": d.sku, "count": d.count} for d in build.drives]
     if build.workload is not None:
-        doc["workload"] = _model_table(build.workload)
+        # a config.json path or Hub id is stored as its architecture fields: the file answers
+        # the same on a machine without that path (engine.workload.snapshot)
+        doc["workload"] = _model_table(self_contained(build.workload))
     items = line_items(build, catalog, prices)
     priced = [i.extended_price for i in items if i.extended_price is not None]
     if priced or currency or price_note:

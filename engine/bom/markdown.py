@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from slotwise.engine.bom.items import (
     LineItem,
     canonical_build,
+    describe,
     gpu_inventory,
     line_items,
     slot_order,
@@ -24,8 +25,11 @@ from slotwise.engine.check.report import Budget, Finding, Report
 from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.check.verdict import verdict
 from slotwise.engine.cost.tco import tco_markdown
+from slotwise.engine.inputs import plain
 from slotwise.engine.plan.cluster import cluster_markdown
 from slotwise.engine.plan.for_build import BuildCluster, BuildTco
+from slotwise.engine.workload import Workload
+from slotwise.engine.workload.snapshot import model_name
 from slotwise.parts.catalog import Catalog
 
 GiB = 1024**3
@@ -91,7 +95,10 @@ def to_markdown(
     cluster: BuildCluster | None = None,
     tco: BuildTco | None = None,
 ) -> str:
-    """The summary; ``cluster`` / ``tco`` (from engine.plan.for_build) add their sections."""
+    """The customer document; ``cluster`` / ``tco`` (from engine.plan.for_build) add their
+    sections.  It names the model (never a path), lists the build and the line items with part
+    numbers, power and prices, words the workload verdict and lists the assumptions.  Rule ids,
+    catalog to-dos and engineering notes are not in it: :func:`engineering_notes` writes them."""
     build = canonical_build(build, catalog)
     out: list[str] = []
     title = meta.project or "Server build"
@@ -100,34 +107,34 @@ def to_markdown(
     byline = []
     if meta.engineer:
         byline.append(f"Prepared by {meta.engineer}")
-    if meta.updated:
-        byline.append(f"updated {meta.updated:%Y-%m-%d %H:%M} UTC")
-    byline.append(f"catalog {catalog.version}")
-    out.append(" · ".join(byline))
-    out.append("")
+    if meta.quote_date:
+        byline.append(f"quote date {meta.quote_date:%Y-%m-%d}")
+    elif meta.updated:
+        byline.append(f"updated {meta.updated:%Y-%m-%d}")
+    if meta.valid_until:
+        byline.append(f"valid until {meta.valid_until:%Y-%m-%d}")
+    if byline:
+        out += [" · ".join(byline), ""]
     if meta.notes:
         out += [meta.notes.strip(), ""]
 
     # --- system
     ch = catalog.chassis.get(build.chassis)
-    env = build.env
     out += ["## System", "", "| | |", "| --- | --- |"]
     out.append(f"| Chassis | {cell(build.chassis)}" + (f" — {cell(ch.name)}" if ch else "") + " |")
     n_gpus, gpu_mem = gpu_inventory(build, catalog)
     if n_gpus:
         out.append(f"| GPUs | {n_gpus}, {gpu_mem:,.0f} GB GPU memory in total |")
     if build.cpu:
-        out.append(f"| CPUs | {build.cpu_count} × {cell(build.cpu)} |")
+        out.append(f"| CPUs | {build.cpu_count} × {cell(describe(catalog, build.cpu))} |")
     if build.dimm:
         dimm = catalog.dimms.get(build.dimm)
         total = f" ({build.dimm_count * dimm.capacity_gb:,} GB)" if dimm else ""
-        out.append(f"| Memory | {build.dimm_count} × {cell(build.dimm)}{total} |")
+        out.append(
+            f"| Memory | {build.dimm_count} × {cell(describe(catalog, build.dimm))}{total} |"
+        )
     if build.psu:
-        out.append(f"| Power supplies | {build.psu_count} × {cell(build.psu)} |")
-    out.append(
-        f"| Site | {env.input_voltage} V AC input, {env.ambient_c:g} °C ambient, "
-        f"{env.redundancy} PSU redundancy, {env.cooling} cooling |"
-    )
+        out.append(f"| Power supplies | {build.psu_count} × {cell(describe(catalog, build.psu))} |")
     out.append("")
 
     # --- slots
@@ -135,65 +142,190 @@ def to_markdown(
         labels = {s.id: s.label for s in ch.slots} if ch else {}
         out += ["## Slots", "", "| Slot | Part |", "| --- | --- |"]
         for sid in sorted(build.slots, key=slot_order(build, catalog)):
-            sku = build.slots[sid]
-            rec = catalog.get(sku)
-            name = f" — {cell(rec.name)}" if rec else ""
-            out.append(f"| {cell(labels.get(sid, sid))} | {cell(sku)}{name} |")
+            out.append(
+                f"| {cell(labels.get(sid, sid))} | {cell(describe(catalog, build.slots[sid]))} |"
+            )
         for br in build.bridges:
             n = f"{br.count} × " if br.count > 1 else ""
-            out.append(f"| {cell(' + '.join(br.slots))} | {n}{cell(br.sku)} (NVLink bridge) |")
+            what = describe(catalog, br.sku)
+            out.append(
+                f"| {cell(' + '.join(labels.get(s, s) for s in br.slots))} | {n}{cell(what)} |"
+            )
         out.append("")
 
     # --- line items
     items = line_items(build, catalog, prices)
     out += bom_table(items, currency, price_note, report)
 
-    # --- budgets
-    if report.budgets:
-        out += ["## Budgets", "", "| Budget | Used | Available | Unit | Detail |"]
-        out.append("| --- | ---: | ---: | --- | --- |")
-        for b in report.budgets:
+    # --- power, heat and the workload's figures
+    shown = [b for b in report.budgets if not b.name.startswith("lanes:")]
+    if shown:
+        out += ["## Budgets", "", "| Budget | Used | Available | Unit |"]
+        out.append("| --- | ---: | ---: | --- |")
+        for b in shown:
             used, avail, unit = budget_figures(b)
-            flag = " ✗" if b.over else ""
-            detail = b.detail
-            if b.name == "heat" and not detail:
-                detail = f"{b.used * BTU_PER_W:,.0f} BTU/h"
-            out.append(
-                f"| {cell(budget_label(b))} | {used}{flag} | {avail} | {unit} | {cell(detail)} |"
-            )
+            flag = " (over)" if b.over else ""
+            out.append(f"| {cell(budget_label(b))} | {used}{flag} | {avail} | {unit} |")
+            if b.name == "heat":
+                out.append(f"| Heat | {b.used * BTU_PER_W:,.0f} | — | BTU/h |")
         out.append("")
 
     # --- workload
     wl = build.workload
     if wl is not None:
-        what = wl.model or wl.config or "custom architecture"
-        out += ["## Workload", ""]
-        line = f"{cell(what)}: {wl.method}, {wl.precision}, sequence length {wl.seq_len:,}"
-        if wl.method != "inference":
-            line += f", micro-batch {wl.micro_batch}"
-        if wl.tokens:
-            line += f", {_count(wl.tokens)} tokens"
-        out.append(line + ".")
-        out.append("")
-        out.append(_verdict(report))
-        out.append("")
+        out += ["## Workload", "", _workload_line(wl), "", _verdict(report, catalog), ""]
 
     if cluster is not None:
         out += _cluster_section(cluster)
     if tco is not None:
         out += _tco_section(tco)
 
-    # --- findings
+    # --- open points: what the customer must decide (errors and warnings, in words)
+    open_points = [f for f in report.findings if f.severity != "info" and not is_catalog_todo(f)]
+    if open_points:
+        out += ["## Open points", ""]
+        for f in open_points:
+            line = f"- {'Must change' if f.severity == 'error' else 'Check'}: {plain(f.message)}"
+            if f.fix and not _is_catalog_text(f.fix):
+                line += f" Suggested: {plain(f.fix)}"
+            out.append(line)
+        out.append("")
+
+    out += _assumptions(build, catalog, report, items)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+_METHOD_WORDS = {
+    "inference": "inference (serving)",
+    "lora": "LoRA fine-tuning",
+    "qlora": "QLoRA fine-tuning",
+    "full": "full fine-tuning",
+    "pretrain": "pre-training",
+}
+
+
+def _workload_line(wl: Workload) -> str:
+    """The job in words: the model's name (never a path), the method, the precision, and the
+    training fields only for a training job."""
+    line = (
+        f"{cell(model_name(wl))}: {_METHOD_WORDS.get(wl.method, wl.method)}, {wl.precision}, "
+        f"sequence length {wl.seq_len:,}"
+    )
+    if wl.method != "inference":
+        line += f", micro-batch {wl.micro_batch}"
+        if wl.tokens:
+            line += f", {_count(wl.tokens)} tokens"
+    return line + "."
+
+
+def _assumptions(
+    build: Build, catalog: Catalog, report: Report, items: list[LineItem]
+) -> list[str]:
+    env = build.env
+    out = ["## Assumptions", ""]
+    out.append(
+        f"- Site: {env.input_voltage} V AC input, {env.ambient_c:g} °C inlet air, "
+        f"{env.redundancy} power-supply redundancy, {env.cooling} cooling."
+    )
+    out.append(
+        "- Power per line is the part's rated figure (GPU and CPU at full TDP); the wall figure "
+        "adds fans, board and power-supply losses and is a worst case, not a typical draw."
+    )
+    if report.power is not None and not report.power.verified:
+        out.append(
+            "- Some parts have no published power figure, so the power total is a lower bound."
+        )
+    if any(i.part_number is None and not i.included for i in items):
+        out.append(
+            "- Lines marked 'PN needed' have no public orderable part number yet; the vendor "
+            "confirms them on the order."
+        )
+    est = report.estimate
+    if est is not None and build.workload is not None:
+        out.append(
+            "- The workload figures are estimates from the model's architecture, not a "
+            "measurement on this server."
+        )
+        if build.workload.method != "inference" and est.train_hours is not None:
+            out.append(
+                f"- Training time assumes {est.assumptions.mfu:.0%} of the GPUs' peak "
+                "throughput (model FLOPs utilisation)."
+            )
+    out.append("")
+    return out
+
+
+CATALOG_WORDS = ("catalog", "record", "overlay", "(with its source)")
+
+
+def _is_catalog_text(text: str) -> bool:
+    t = text.lower()
+    return any(w in t for w in CATALOG_WORDS)
+
+
+def is_catalog_todo(f: Finding) -> bool:
+    """A finding whose point is a gap in slotwise's own data (a figure to add to a catalog
+    record), not something about the customer's build: it goes to the engineering notes."""
+    return _is_catalog_text(f.message) or (f.fix is not None and _is_catalog_text(f.fix))
+
+
+def engineering_notes(
+    build: Build,
+    catalog: Catalog,
+    meta: BomMeta,
+    report: Report,
+    items: list[LineItem] | None = None,
+) -> str:
+    """The engineer's companion to the customer document: every finding with its rule id and
+    fix, the PCIe lane budgets, the catalog to-dos, where each part number comes from and the
+    estimator's notes."""
+    build = canonical_build(build, catalog)
+    items = items if items is not None else line_items(build, catalog)
+    title = meta.project or "Server build"
+    out = [f"# Engineering notes: {title}", ""]
+    byline = [f"catalog {catalog.version}"]
+    if meta.updated:
+        byline.append(f"updated {meta.updated:%Y-%m-%d %H:%M} UTC")
+    out += [" · ".join(byline), ""]
+    wl = build.workload
+    if wl is not None:
+        named = wl.model or wl.config or (wl.arch or {}).get("hub_id") or model_name(wl)
+        out += ["## Workload source", "", f"{cell(str(named))}: {_workload_line(wl)}", ""]
+    lanes = [b for b in report.budgets if b.name.startswith("lanes:")]
+    if lanes:
+        out += ["## PCIe lanes", "", "| Root | Used | Available | Detail |"]
+        out.append("| --- | ---: | ---: | --- |")
+        for b in lanes:
+            used, avail, _ = budget_figures(b)
+            out.append(f"| {cell(budget_label(b))} | {used} | {avail} | {cell(b.detail)} |")
+        out.append("")
+    out += ["## Part numbers", "", "| SKU | Part number | Vendor | Conf. | Source |"]
+    out.append("| --- | --- | --- | --- | --- |")
+    for i in items:
+        out.append(
+            f"| {cell(i.sku)} | {cell(i.pn_cell)} | {cell(i.part_number_vendor or '')} | "
+            f"{cell(i.part_number_confidence or '')} | {cell(i.part_number_source or '')} |"
+        )
+    out.append("")
     out += ["## Findings", ""]
     if not report.findings:
-        out.append("No problems found.")
-        out.append("")
+        out += ["No problems found.", ""]
     for sev in ("error", "warning", "info"):
         found = report.of(sev)
         if not found:
             continue
         out += [f"### {TITLE[sev]} ({len(found)})", ""]
         out += [_finding(f) for f in found]
+        out.append("")
+    todos = [f for f in report.findings if is_catalog_todo(f)]
+    if todos:
+        out += ["## Catalog to-dos", ""]
+        out += [f"- {cell(f.rule)}: {f.fix or f.message}" for f in todos]
+        out.append("")
+    est = report.estimate
+    if est is not None and est.assumptions.notes:
+        out += ["## Estimator notes", ""]
+        out += [f"- {n}" for n in est.assumptions.notes]
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -275,17 +407,21 @@ def _finding(f: Finding) -> str:
     return line
 
 
-def _verdict(report: Report) -> str:
+def _verdict(report: Report, catalog: Catalog | None = None) -> str:
     est = report.estimate
     if est is None:
-        return "Workload verdict: unknown (the estimator could not run for this build; see the findings)."
+        return (
+            "Workload verdict: not known yet (the estimate could not be made for this build; "
+            "see the open points)."
+        )
     v = report.verdict or verdict(est, None)
+    gpu = describe(catalog, v.gpu) if catalog is not None else v.gpu
     parts = []
     if v.fits:
-        parts.append(f"**Fits** on {v.gpus} × {v.gpu}")
+        parts.append(f"**Fits** on {v.gpus} × {gpu}")
     else:
         more = f"; needs at least {v.min_gpus} GPUs of this model" if v.min_gpus else ""
-        parts.append(f"**Does not fit** on {v.gpus} × {v.gpu}{more}")
+        parts.append(f"**Does not fit** on {v.gpus} × {gpu}{more}")
     if v.capacity_bytes:
         parts.append(
             f"{v.need_bytes / GiB:,.1f} GiB needed per GPU of {v.capacity_bytes / GiB:,.1f} GiB"

@@ -8,7 +8,7 @@ Times are ISO 8601 in UTC, whole seconds.  Nothing here reads the wall clock imp
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -40,6 +40,15 @@ class BomMeta(BaseModel):
     slotwise_version: str = ""
     catalog_version: str = ""
     notes: str = ""  # free text for the customer file (written only when not empty)
+    # The quote: the day it is issued and the last day its prices hold (customer document).
+    quote_date: date | None = None
+    valid_until: date | None = None
+
+    @field_validator("quote_date", "valid_until", mode="before")
+    @classmethod
+    def _day(cls, v: object) -> object:
+        """A day; a full timestamp (TOML datetime) is cut to its day."""
+        return v.date() if isinstance(v, datetime) else v
 
     @field_validator("created", "updated")
     @classmethod

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    JsonValue,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from slotwise.engine.inputs import ref
 from slotwise.parts.bounds import (
@@ -69,7 +76,10 @@ class Workload(BaseModel):
 
     model: Annotated[str, StringConstraints(max_length=200)] | None = None
     config: Annotated[str, StringConstraints(max_length=4096)] | None = None
-    arch: dict[str, int | float | bool | str] | None = None
+    # config.json-style architecture fields; nested tables and lists as config.json has them
+    # (text_config, rope_scaling, layer_types).  A BOM stores a config.json workload this way
+    # (engine.workload.snapshot), with "name", "hub_id" and "hub_revision" beside the fields.
+    arch: dict[str, JsonValue] | None = None
     method: Method = "inference"
     precision: Precision = "bf16"
     optimizer: Optimizer = "adamw"

@@ -1,8 +1,10 @@
 """`slotwise export BOM.toml --format toml|md|csv [--out FILE] [--force] [--prices LIST]`.
 
 toml: the canonical re-write of the BOM (the bytes the app would save; exporting it again gives
-the same bytes).  md: a customer-facing summary (build, budgets, workload verdict, findings).
-csv: the line items for ERP import.  Without --out the result goes to stdout.  An existing
+the same bytes).  md: the customer document (build, line items with part numbers, power and
+prices, workload verdict in words, open points, assumptions; no rule ids, catalog to-dos or file
+paths); --notes FILE writes the engineering notes beside it.  csv: the line items laid out like a
+vendor BOM (type, part number, description, quantity, power, prices) for ERP import.  Without --out the result goes to stdout.  An existing
 --out file is only replaced with --force (exit 2 otherwise); writes are atomic.
 
 Prices: the unit prices saved in the BOM are kept; --prices (a TOML/CSV price list or URL;
@@ -23,7 +25,7 @@ import sys
 
 from slotwise.engine.bom import BomExistsError, export_bom, read_bom, write_bom
 from slotwise.engine.bom.csv_export import to_csv
-from slotwise.engine.bom.markdown import to_markdown
+from slotwise.engine.bom.markdown import engineering_notes, to_markdown
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK
 from slotwise.engine.plan.for_build import BuildTco, TcoParams, cluster_for_build, tco_for_build
 from slotwise.tui.cli import UsageError
@@ -47,6 +49,12 @@ def register(sub) -> None:
     p.add_argument("--format", choices=FORMATS, required=True, help="output format")
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    p.add_argument(
+        "--notes",
+        metavar="FILE",
+        help="md only: also write the engineering notes (rule ids, fixes, catalog to-dos, PCIe "
+        "lanes, part-number sources) to FILE; the customer document has none of them",
+    )
     p.add_argument(
         "--compare",
         nargs="+",
@@ -79,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--cloud-gpu-hour: the TCO section is only in --format md")
     if args.format != "md" and args.compare:
         raise UsageError("--compare: the comparison section is only in --format md")
+    if args.format != "md" and args.notes:
+        raise UsageError("--notes: the engineering notes go with --format md")
     catalog = get_catalog(args)
     loaded = read_bom(args.bom, catalog)
     if bad_input(loaded) or loaded.build is None:
@@ -118,6 +128,14 @@ def run(args: argparse.Namespace) -> int:
         if args.compare:
             text += "\n" + _comparison(args, loaded.build, catalog)
         text = cli_words(text)  # engine text names inputs; the CLI says flags
+        if args.notes:
+            notes = cli_words(engineering_notes(loaded.build, catalog, loaded.meta, report))
+            try:
+                write_bom(args.notes, notes, force=args.force)
+            except BomExistsError as exc:
+                raise UsageError(str(exc)) from None
+            except OSError as exc:
+                raise UsageError(f"{args.notes}: cannot write: {exc.strerror or exc}") from None
     else:
         text = to_csv(loaded.build, catalog, prices, currency)
 
