@@ -82,7 +82,7 @@ from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.inputs import plain, ref
 from slotwise.engine.store.atomic import atomic_write_text
 from slotwise.engine.workload import Workload
-from slotwise.engine.workload.snapshot import self_contained
+from slotwise.engine.bom.workload_snapshot import self_contained
 from slotwise.parts.bounds import PositivePartCount
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.safe_io import (
@@ -329,7 +329,7 @@ def bom_document(
         doc["drives"] = [{"bay": d.bay, "sku": d.sku, "count": d.count} for d in build.drives]
     if build.workload is not None:
         # a config.json path or Hub id is stored as its architecture fields: the file answers
-        # the same on a machine without that path (engine.workload.snapshot)
+        # the same on a machine without that path (engine.bom.workload_snapshot)
         doc["workload"] = _model_table(self_contained(build.workload))
     items = line_items(build, catalog, prices)
     priced = [i.extended_price for i in items if i.extended_price is not None]

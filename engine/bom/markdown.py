@@ -29,7 +29,7 @@ from slotwise.engine.inputs import plain
 from slotwise.engine.plan.cluster import cluster_markdown
 from slotwise.engine.plan.for_build import BuildCluster, BuildTco
 from slotwise.engine.workload import Workload
-from slotwise.engine.workload.snapshot import model_name
+from slotwise.engine.bom.workload_snapshot import model_name
 from slotwise.parts.catalog import Catalog
 
 GiB = 1024**3

@@ -78,7 +78,7 @@ class Workload(BaseModel):
     config: Annotated[str, StringConstraints(max_length=4096)] | None = None
     # config.json-style architecture fields; nested tables and lists as config.json has them
     # (text_config, rope_scaling, layer_types).  A BOM stores a config.json workload this way
-    # (engine.workload.snapshot), with "name", "hub_id" and "hub_revision" beside the fields.
+    # (engine.bom.workload_snapshot), with "name", "hub_id" and "hub_revision" beside the fields.
     arch: dict[str, JsonValue] | None = None
     method: Method = "inference"
     precision: Precision = "bf16"
