@@ -76,13 +76,13 @@ from slotwise.engine.bom.items import canonical_build, gpu_inventory, line_items
 from slotwise.engine.bom.locate import KeyLocator
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.bom.toml_writer import dumps as toml_dumps
+from slotwise.engine.bom.workload_snapshot import self_contained
 from slotwise.engine.build import MAX_SKU_CHARS, BridgeFit, Build, DriveFit, Environment, Sku
 from slotwise.engine.check.report import Finding, Report
 from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.inputs import plain, ref
 from slotwise.engine.store.atomic import atomic_write_text
 from slotwise.engine.workload import Workload
-from slotwise.engine.bom.workload_snapshot import self_contained
 from slotwise.parts.bounds import PositivePartCount
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.safe_io import (

@@ -20,6 +20,7 @@ from slotwise.engine.bom.items import (
     slot_order,
 )
 from slotwise.engine.bom.meta import BomMeta
+from slotwise.engine.bom.workload_snapshot import model_name
 from slotwise.engine.build import Build
 from slotwise.engine.check.report import Budget, Finding, Report
 from slotwise.engine.check.rules.cooling import BTU_PER_W
@@ -29,7 +30,6 @@ from slotwise.engine.inputs import plain
 from slotwise.engine.plan.cluster import cluster_markdown
 from slotwise.engine.plan.for_build import BuildCluster, BuildTco
 from slotwise.engine.workload import Workload
-from slotwise.engine.bom.workload_snapshot import model_name
 from slotwise.parts.catalog import Catalog
 
 GiB = 1024**3
