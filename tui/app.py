@@ -262,11 +262,27 @@ class SlotwiseApp(App[int]):
         except OSError as exc:
             self.post_message(StartupFailed("Cannot read the parts catalog", str(exc)))
             return
-        loaded = None
+        loaded: Any = None  # engine.bom.LoadedBom, or a cluster_doc.ClusterDoc
         if self.bom_arg is not None:
             from slotwise.engine.bom import read_bom
+            from slotwise.engine.bom.cluster_doc import (
+                ClusterDocError,
+                is_cluster_document,
+                read_cluster,
+            )
 
-            loaded = read_bom(self.bom_arg, catalog)
+            try:
+                text = Path(self.bom_arg).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = ""  # read_bom says what is wrong with the file
+            if text and is_cluster_document(text):  # a cluster document: its own screen
+                try:
+                    loaded = read_cluster(text, filename=self.bom_arg)
+                except ClusterDocError as exc:
+                    self.post_message(StartupFailed("The cluster document has problems", str(exc)))
+                    return
+            else:
+                loaded = read_bom(self.bom_arg, catalog)
         self.store  # noqa: B018 - import tui.autosave here, off the event loop
         from slotwise.tui.history import History  # noqa: F401 - likewise
 
@@ -293,6 +309,13 @@ class SlotwiseApp(App[int]):
             "slotwise — catalog loaded.  Ctrl+N / n: new build · Ctrl+Q: quit"
         )
         if loaded is not None:
+            from slotwise.engine.bom.cluster_doc import ClusterDoc
+
+            if isinstance(loaded, ClusterDoc):
+                from slotwise.tui.screens.cluster import ClusterScreen
+
+                self.push_screen(ClusterScreen(loaded), lambda _: self.action_new_build())
+                return
             self._open_loaded(loaded)
             return
         if self.initial_build is not None:

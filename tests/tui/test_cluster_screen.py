@@ -59,3 +59,40 @@ def test_form_problems_name_the_field(catalog):
     assert bad.problem.startswith("Rack kW:")
     ok = cluster_from_form(build, report, cat, nodes="", rack_kw="40", volts="415", amps="60")
     assert ok.plan is not None and ok.plan.nodes >= 1
+
+
+async def test_a_cluster_document_opens_in_the_app_at_80x24(
+    make_app, tmp_path, capsys, monkeypatch
+):
+    from slotwise.tui.cli import main
+    from slotwise.tui.screens.chooser import ChassisChooser
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    doc = tmp_path / "cluster.toml"
+    main(["cluster", str(EX / "hgx-h200-finetune-821ge.toml"), "--nodes", "63", "--format",
+          "toml", "--out", str(doc)])  # fmt: skip
+    capsys.readouterr()
+    app = make_app(bom=str(doc))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        screen = app.screen
+        assert isinstance(screen, ClusterScreen) and screen.doc is not None
+        assert screen.query_one("#cl-nodes", Input).value == "63"
+        assert _text(screen, "#cl-summary").startswith("✓ 63 nodes, 504 GPUs")
+        assert "16/8/0" in _text(screen, "#cl-summary")  # H100 RA 2-SU: 16 leaf / 8 spine
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ChassisChooser)
+
+
+async def test_a_bad_cluster_document_says_what_is_wrong(make_app, tmp_path):
+    from slotwise.tui.screens.message import ErrorScreen
+
+    doc = tmp_path / "bad.toml"
+    doc.write_text("[cluster]\nformat = 1\nnodes = 0\n")
+    app = make_app(bom=str(doc))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, ErrorScreen)
+        assert "[cluster] nodes" in app.screen.message

@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
 from textual.widgets import Footer, Input, Markdown, Static
 
+from slotwise.engine.bom.cluster_doc import ClusterDoc
 from slotwise.engine.build import Build
 from slotwise.engine.check.report import Report
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, DEFAULT_RACK_U, ClusterPlan
@@ -42,6 +43,57 @@ def _positive(label: str, text: str) -> tuple[float | None, str | None]:
     return v, None
 
 
+def _site_fields(rack_kw: str, volts: str, amps: str) -> tuple[dict, str | None]:
+    parsed = {}
+    for key, label, text in (
+        ("rack_kw", "Rack kW", rack_kw),
+        ("volts", "Volts", volts),
+        ("amps", "Amps", amps),
+    ):
+        value, problem = _positive(label, text)
+        if problem:
+            return {}, problem
+        parsed[key] = value
+    return parsed, None
+
+
+def cluster_from_document(
+    doc: ClusterDoc, *, nodes: str, rack_kw: str, volts: str, amps: str
+) -> ClusterOutcome:
+    """Plan a saved cluster document again with the form's values in place of its own (blank
+    Nodes: the document's count)."""
+    from slotwise.engine.plan.cluster import plan_nodes
+
+    parsed, problem = _site_fields(rack_kw, volts, amps)
+    if problem:
+        return ClusterOutcome(None, problem)
+    count = doc.plan.nodes
+    if nodes.strip():
+        n, problem = _positive("Nodes", nodes)
+        if problem or n is None or n != int(n):
+            return ClusterOutcome(None, problem or "Nodes: a whole number")
+        count = int(n)
+    old = doc.plan.site
+    site = old.model_copy(
+        update={
+            "rack_kw": parsed["rack_kw"],
+            "feed": old.feed.model_copy(update={"volts": parsed["volts"], "amps": parsed["amps"]}),
+        }
+    )
+    try:
+        plan = plan_nodes(
+            doc.plan.node,
+            count,
+            site,
+            switch=doc.plan.switch_key,
+            planes=doc.plan.planes,
+            prices=doc.prices,
+        )
+    except ValueError as exc:
+        return ClusterOutcome(None, app_words(str(exc)))
+    return ClusterOutcome(plan)
+
+
 def cluster_from_form(
     build: Build,
     report: Report | None,
@@ -60,16 +112,9 @@ def cluster_from_form(
 
     if report is None:
         return ClusterOutcome(None, "The engine could not check this build.")
-    parsed = {}
-    for key, label, text in (
-        ("rack_kw", "Rack kW", rack_kw),
-        ("volts", "Volts", volts),
-        ("amps", "Amps", amps),
-    ):
-        value, problem = _positive(label, text)
-        if problem:
-            return ClusterOutcome(None, problem)
-        parsed[key] = value
+    parsed, problem = _site_fields(rack_kw, volts, amps)
+    if problem:
+        return ClusterOutcome(None, problem)
     notes: tuple[str, ...] = ()
     if nodes.strip():
         n, problem = _positive("Nodes", nodes)
@@ -123,24 +168,37 @@ class ClusterScreen(AppScreen[None]):
     ClusterScreen #cl-body { height: 1fr; border-top: hkey $primary-darken-2; padding: 0 1; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, doc: ClusterDoc | None = None) -> None:
+        """``doc``: a saved cluster document to show (the app opened it); else this build's."""
         super().__init__()
+        self.doc = doc
         self.plan: ClusterPlan | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            "[b]Cluster[/b] of this build — Enter/F9 plan · Esc back",
-            id="cl-title",
-        )
+        doc = self.doc
+        if doc is None:
+            title = "[b]Cluster[/b] of this build — Enter/F9 plan · Esc back"
+            nodes, kw, volts, amps = "", f"{DEFAULT_KW_PER_RACK:g}", "415", "60"
+        else:
+            title = "[b]Cluster document[/b] — Enter/F9 plan · Esc: a new build"
+            site = doc.plan.site
+            nodes, kw = str(doc.plan.nodes), f"{site.rack_kw:g}"
+            volts, amps = f"{site.feed.volts:g}", f"{site.feed.amps:g}"
+        yield Static(title, id="cl-title")
         with Grid(id="cl-form"):
             yield Static("Nodes (blank: workload)", classes="cl-label")
             yield Static("Rack kW", classes="cl-label")
-            yield Static("Volts (3-phase)", classes="cl-label")
+            yield Static(
+                f"Volts ({'3' if doc is None else doc.plan.site.feed.phases}-phase)",
+                classes="cl-label",
+            )
             yield Static("Amps", classes="cl-label")
-            yield Input(placeholder="from workload", type="integer", compact=True, id="cl-nodes")
-            yield Input(f"{DEFAULT_KW_PER_RACK:g}", type="number", compact=True, id="cl-kw")
-            yield Input("415", type="number", compact=True, id="cl-volts")
-            yield Input("60", type="number", compact=True, id="cl-amps")
+            yield Input(
+                nodes, placeholder="from workload", type="integer", compact=True, id="cl-nodes"
+            )
+            yield Input(kw, type="number", compact=True, id="cl-kw")
+            yield Input(volts, type="number", compact=True, id="cl-volts")
+            yield Input(amps, type="number", compact=True, id="cl-amps")
         yield Static("", id="cl-summary")
         with VerticalScroll(id="cl-body"):
             yield Markdown("", id="cl-text")
@@ -158,15 +216,16 @@ class ClusterScreen(AppScreen[None]):
         from slotwise.engine.bom.cluster_doc import cluster_document_markdown
 
         app = self.app
-        outcome = cluster_from_form(
-            app.editing.current,
-            app.report,
-            app.catalog,
-            nodes=self._val("#cl-nodes"),
-            rack_kw=self._val("#cl-kw"),
-            volts=self._val("#cl-volts"),
-            amps=self._val("#cl-amps"),
-        )
+        fields = {
+            "nodes": self._val("#cl-nodes"),
+            "rack_kw": self._val("#cl-kw"),
+            "volts": self._val("#cl-volts"),
+            "amps": self._val("#cl-amps"),
+        }
+        if self.doc is not None:
+            outcome = cluster_from_document(self.doc, **fields)
+        else:
+            outcome = cluster_from_form(app.editing.current, app.report, app.catalog, **fields)
         summary = self.query_one("#cl-summary", Static)
         body = self.query_one("#cl-text", Markdown)
         self.plan = outcome.plan
