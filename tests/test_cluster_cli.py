@@ -223,3 +223,24 @@ def test_tco_counts_the_fabric_power(capsys, tmp_path):
     assert "## Total cost of ownership" in md and "includes the fabric" in md
     code, _, err = run(capsys, "cluster", _doc(tmp_path), "--cloud-gpu-hour", "2")
     assert code == 2 and "--kwh-price" in err
+
+
+def test_compare_takes_cluster_documents(capsys, tmp_path):
+    a, b = tmp_path / "qm.toml", tmp_path / "eth.toml"
+    assert run(capsys, "cluster", H200, "--nodes", 127, "--format", "toml", "--out", a)[0] == 0
+    argv = ["cluster", H200, "--nodes", 127, "--switch", "sn5600", "--format", "toml", "--out", b]
+    assert run(capsys, *argv)[0] == 0
+    code, out, err = run(capsys, "compare", a, b, "--json")
+    assert code == 0, err
+    rows = {r["key"]: r for r in json.loads(out)["rows"]}
+    assert rows["nodes"]["values"] == [127, 127]
+    assert rows["leaf_spine_core"]["texts"][0] == "32 / 16 / 0"  # H100 RA 4-SU
+    assert rows["compute_switch"]["texts"] == [
+        "NVIDIA Quantum-2 QM9700",
+        "NVIDIA Spectrum-X SN5600",
+    ]
+    assert rows["power_total_w"]["best"]
+    code, md, _ = run(capsys, "compare", a, b, "--format", "md")
+    assert code == 0 and "leaf / spine / core" in md
+    code, _, err = run(capsys, "compare", a, H200)
+    assert code == 2 and "not both" in err

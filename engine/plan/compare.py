@@ -24,6 +24,7 @@ from slotwise.engine.check.evaluate import evaluate
 from slotwise.engine.check.report import Report
 from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.cost.pricing import PriceList, quote_build
+from slotwise.engine.plan.cluster import ClusterPlan
 from slotwise.engine.plan.for_build import TcoParams, cluster_for_build, tco_for_build
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog
@@ -506,3 +507,94 @@ def comparison_csv(cmp: Comparison) -> str:
             ]
         )
     return buf.getvalue()
+
+
+# ----------------------------------------------------------------------------- clusters
+
+
+def compare_clusters(plans: Sequence[tuple[str, ClusterPlan]]) -> Comparison:
+    """Cluster plans side by side (``slotwise compare`` of cluster documents): every figure is
+    the plan's own (engine.plan.cluster); nothing is re-derived here."""
+
+    def cells(get, digits: int = 0, unit: str = "") -> list[Cell]:
+        out = []
+        for _, p in plans:
+            v = get(p)
+            if isinstance(v, str):
+                out.append(Cell(value=v, text=v))
+            else:
+                out.append(Cell(value=_num(v), text=_fmt(v, digits, unit)))
+        return out
+
+    def fab(p: ClusterPlan, attr: str):
+        return None if p.fabric is None else getattr(p.fabric, attr)
+
+    def price(p: ClusterPlan) -> float | None:
+        if any(ln.unit_price is None for ln in p.lines):
+            return None
+        return sum(ln.extended_price or 0.0 for ln in p.lines)
+
+    rows = [
+        _row("nodes", "nodes", cells(lambda p: p.nodes)),
+        _row("gpus", "GPUs", cells(lambda p: p.total_gpus), better="higher"),
+        _row("gpu_model", "GPU model", cells(lambda p: p.gpu)),
+        _row(
+            "compute_switch",
+            "compute switch",
+            cells(lambda p: "none" if p.fabric is None else p.fabric.switch.name),
+        ),
+        _row(
+            "leaf_spine_core",
+            "leaf / spine / core",
+            cells(
+                lambda p: (
+                    "none"
+                    if p.fabric is None
+                    else f"{p.fabric.leaf} / {p.fabric.spine} / {p.fabric.core}"
+                )
+            ),
+        ),
+        _row("switches", "compute switches", cells(lambda p: fab(p, "switches")), better="lower"),
+        _row("cables", "compute cables", cells(lambda p: fab(p, "cable_total")), better="lower"),
+        _row(
+            "transceivers",
+            "transceivers (switch + node)",
+            cells(
+                lambda p: (
+                    None
+                    if p.fabric is None or p.fabric.transceivers_switch is None
+                    else p.fabric.transceivers_switch + p.fabric.transceivers_node
+                )
+            ),
+            better="lower",
+        ),
+        _row("racks", "racks", cells(lambda p: p.racks), better="lower"),
+        _row(
+            "nodes_per_rack", "nodes per rack", cells(lambda p: p.nodes_per_rack), better="higher"
+        ),
+        _row(
+            "circuits",
+            "power circuits",
+            cells(lambda p: None if p.rack_plan is None else p.rack_plan.circuits),
+            better="lower",
+        ),
+        _row(
+            "fabric_power_w",
+            "fabric power",
+            cells(lambda p: p.fabric_power_w, 0, "W"),
+            "W",
+            "lower",
+        ),  # fmt: skip
+        _row(
+            "power_total_w", "total power", cells(lambda p: p.total_power_w, 0, "W"), "W", "lower"
+        ),  # fmt: skip
+        _row("price", "price (all lines priced)", cells(price), better="lower"),
+    ]
+    return Comparison(
+        labels=tuple(label for label, _ in plans),
+        chassis=tuple(p.chassis for _, p in plans),
+        workload=None,
+        rows=tuple(rows),
+        errors=tuple(0 for _ in plans),
+        warnings=tuple(0 for _ in plans),
+    )

@@ -18,10 +18,12 @@ from pathlib import Path
 
 from slotwise.engine.bom import BomExistsError, read_bom, write_bom
 from slotwise.engine.cost.pricing import PriceError, PriceList, load_prices
+from slotwise.engine.plan.cluster import ClusterPlan
 from slotwise.engine.plan.compare import (
     Comparison,
     Option,
     compare_builds,
+    compare_clusters,
     comparison_csv,
     comparison_markdown,
     comparison_text,
@@ -107,6 +109,9 @@ def render(cmp: Comparison, fmt: str) -> str:
 def run(args: argparse.Namespace) -> int:
     if len(args.boms) < 2:
         raise UsageError("compare needs two or more BOM files (one column each)")
+    docs = _cluster_documents(args.boms)
+    if docs is not None:
+        return _emit(args, compare_clusters(docs))
     catalog = get_catalog(args)
     workload = _workload(args)
     if workload is not None:
@@ -130,6 +135,39 @@ def run(args: argparse.Namespace) -> int:
     elif args.kwh_price is not None:
         raise UsageError("--kwh-price: the cost of owning needs prices; add --prices FILE_OR_URL")
     cmp = compare_builds(options, catalog, workload, prices, tco)
+    return _emit(args, cmp)
+
+
+def _cluster_documents(paths: list[str]) -> list[tuple[str, ClusterPlan]] | None:
+    """Every file a cluster document: their plans (labelled by file name); none: None; a mix
+    is bad input (a node BOM and a cluster are not the same kind of option)."""
+    from slotwise.engine.bom.cluster_doc import ClusterDocError, is_cluster_document, read_cluster
+
+    texts = {}
+    for path in paths:
+        try:
+            texts[path] = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            texts[path] = ""  # load_options says what is wrong with it
+    kinds = {path: is_cluster_document(t) for path, t in texts.items()}
+    if not any(kinds.values()):
+        return None
+    if not all(kinds.values()):
+        bom = next(p for p, k in kinds.items() if not k)
+        raise UsageError(
+            f"{bom}: not a cluster document; compare takes node BOMs or cluster documents "
+            "(slotwise cluster ... --format toml), not both"
+        )
+    out = []
+    for path, text in texts.items():
+        try:
+            out.append((Path(path).name, read_cluster(text, filename=path).plan))
+        except ClusterDocError as exc:
+            raise UsageError(cli_words(str(exc))) from None
+    return out
+
+
+def _emit(args: argparse.Namespace, cmp: Comparison) -> int:
     if args.json:
         print_json(cmp.to_json())
         return cmp.exit_code
