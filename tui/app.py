@@ -161,6 +161,11 @@ class SlotwiseApp(App[int]):
     def prices_path(self) -> str | None:
         return self.state.prices_path
 
+    @property
+    def is_copy(self) -> bool:
+        """The build is a copy of an autosave another slotwise holds open."""
+        return self.state.is_copy
+
     def on_prices_path_chosen(self, message: PricesPathChosen) -> None:
         """A screen used a price list: the other price screens start from it."""
         self.state.prices_path = message.path
@@ -480,7 +485,7 @@ class SlotwiseApp(App[int]):
         self.state.meta = st.meta or BomMeta()
         self.state.bom_path = st.bom_path
         history = History.restore(st.build, st.undo, st.redo, st.undo_labels, st.redo_labels)
-        self.start(history, saved=st.saved, resumed=True)
+        self.start(history, saved=st.saved, resumed=True, copy=holder is not None)
         when = st.saved_at.strftime("%Y-%m-%d %H:%M UTC")
         self.notify(f"Resumed the build autosaved {when}.", timeout=3)
 
@@ -539,7 +544,9 @@ class SlotwiseApp(App[int]):
     def dirty(self) -> bool:
         return self.history is not None and self.history.current != self.saved_build
 
-    def start(self, history: History, saved: Build | None, *, resumed: bool = False) -> None:
+    def start(
+        self, history: History, saved: Build | None, *, resumed: bool = False, copy: bool = False
+    ) -> None:
         """Make ``history`` the build being edited and show the build screen."""
         from slotwise.tui.screens.build import BuildScreen
 
@@ -549,6 +556,7 @@ class SlotwiseApp(App[int]):
             self.state.slot = slot
         self.state.history = history
         self.state.saved_build = saved
+        self.state.is_copy = copy
         if saved is None and not resumed and not history.can_undo and not history.can_redo:
             self.state.saved_build = history.current  # a fresh build has nothing to lose yet
         self.state.report = self.evaluate_build(history.current)

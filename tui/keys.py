@@ -107,7 +107,7 @@ BUILD_KEYS: tuple[Key, ...] = (
         "build.pin",
         "p",
         "pin_option",
-        "Pin option",
+        "Pin",
         "Keep this build as an option (up to 3) and go on editing a copy of it.",
         show=False,
     ),
@@ -153,6 +153,13 @@ MAP_KEYS: tuple[Key, ...] = (
         "move",
         "Move",
         "Move the card under the cursor: press m, go to the empty target slot, press m again.",
+    ),
+    Key(
+        "map.fill",
+        "a",
+        "fill",
+        "Fill all",
+        "Fit the card under the cursor in every free slot that takes it (one undo step).",
     ),
     Key("map.down", "j", "cursor_down", "Down", "Cursor down (also the arrow keys).", show=False),
     Key("map.up", "k", "cursor_up", "Up", "Cursor up (also the arrow keys).", show=False),
@@ -263,8 +270,16 @@ def pretty_keys(spec: str) -> str:
 #: shown (issue #14: Quit, Help, Export, Undo and Fix reachable at 80x24), then the keys of
 #: the focused pane, then the rest while they fit.
 HINTS_ALWAYS = ("app.help", "app.quit", "build.export", "build.undo", "build.fix")
-HINTS_MAP = ("map.pick", "map.remove", "map.move")
-HINTS_MORE = ("build.tabs", "app.palette", "build.legend")
+HINTS_MAP = ("map.pick", "map.remove", "build.pin", "map.move", "map.fill")
+#: Shown while there is room (F6-F8 from about 100 columns; ^P lists every key at any width).
+HINTS_MORE = (
+    "build.compare",
+    "build.suggest",
+    "build.tco",
+    "build.tabs",
+    "app.palette",
+    "build.legend",
+)
 #: The chassis chooser's hint line (it has no Footer: see tui.widgets.key_hints).
 HINTS_CHOOSER = ("chooser.choose", "chooser.cancel", "app.help", "app.quit")
 HINTS_CHOOSER_MORE = ("app.palette",)

@@ -51,6 +51,8 @@ class AppState:
     pricing: BomPricing = field(default_factory=BomPricing)
     #: Price list file last used on the Suggest / TCO screens (pre-fills the other one).
     prices_path: str | None = None
+    #: The build is a copy of an autosave another slotwise holds open (said in the status).
+    is_copy: bool = False
 
     def enter(self, option: BuildOption) -> None:
         """Make ``option``'s build the one being edited (its own history, header, file)."""

@@ -20,13 +20,14 @@ from slotwise.engine.build.edits import (
     SetWorkload,
 )
 from slotwise.tui.keys import BUILD_KEYS, HINTS_MAP, bindings
+from slotwise.tui.options import LETTERS
 from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.screens.picker import PartPicker
 from slotwise.tui.screens.picker_model import target_for
 from slotwise.tui.widgets.bom_view import BomView
 from slotwise.tui.widgets.budgets import BudgetsView
 from slotwise.tui.widgets.chassis_map import ChassisMap
-from slotwise.tui.widgets.findings import FindingsList, summary_text, unverified_text
+from slotwise.tui.widgets.findings import FindingsList, summary_text, unverified_areas
 from slotwise.tui.widgets.key_hints import KeyHints
 from slotwise.tui.widgets.map_rows import MapRow
 from slotwise.tui.widgets.workload_form import WorkloadForm
@@ -61,6 +62,16 @@ class BuildScreen(AppScreen[None]):
                 yield BomView(id="bom-view")
         yield KeyHints(id="key-hints", context_for=_hint_context)
 
+    def on_resize(self) -> None:
+        if self.app.history is not None and self.is_mounted:
+            self._update_status()
+
+    def _update_status(self) -> None:
+        app = self.app
+        width = self.query_one("#status", Static).content_size.width or self.size.width - 2
+        status = status_line(app, app.editing.current, app.report, self.move_src, width)
+        self.query_one("#status", Static).update(status)
+
     def on_mount(self) -> None:
         self.app.apply_blink(self)
         self.refresh_view(reload_form=True)
@@ -72,27 +83,7 @@ class BuildScreen(AppScreen[None]):
         build = app.editing.current
         report = app.report
         chassis = app.catalog.chassis.get(build.chassis)
-        # Most important first, so a narrow terminal crops only the tail: the unexported flag,
-        # the verdict in words (errors, warnings, what could not be verified), then the build.
-        status = Text(no_wrap=True, overflow="ellipsis")
-        if app.dirty:
-            status.append("✎ UNEXPORTED", style="bold reverse")
-            status.append(" │ ")
-        status.append_text(summary_text(report, compact=True))
-        unverified = unverified_text(report)
-        if unverified.plain:
-            status.append(" │ ")
-            status.append_text(unverified)
-        gpus = sum(1 for s in build.slots.values() if s in app.catalog.gpus)
-        board = app.catalog.baseboards.get(build.baseboard or "")
-        gpus += board.gpu_count if board else 0
-        status.append(f" │ {build.chassis} │ {gpus} GPU{'s' if gpus != 1 else ''}")
-        if self.move_src:
-            status.append(
-                f" │ moving slot {self.move_src}: m on the target, Esc cancels",
-                style="bold reverse",
-            )
-        self.query_one("#status", Static).update(status)
+        self._update_status()
 
         findings = self.query_one(FindingsList)
         findings.show(report)
@@ -186,6 +177,27 @@ class BuildScreen(AppScreen[None]):
         edit = Move(src=src, dst=sid)
         if not self.app.apply_edits((edit,), edit.describe()):
             self.refresh_view()
+
+    def on_chassis_map_fill_row(self, event: ChassisMap.FillRow) -> None:
+        from slotwise.engine.plan.fill import fill_edits
+
+        app = self.app
+        build = app.editing.current
+        sku = build.slots.get(event.row.slots[0])
+        if sku is None:
+            self.notify(
+                "This slot is empty: fit a card here first (Enter), then press a to put the "
+                "same card in every free slot that takes it.",
+                severity="warning",
+            )
+            return
+        edits = fill_edits(build, app.catalog, sku)
+        if not edits:
+            self.notify(f"No free slot takes another {sku}.", severity="warning")
+            return
+        slots = ", ".join(e.slot for e in edits)
+        if app.apply_edits(edits, f"fit {sku} in slots {slots}"):
+            self.notify(f"Fitted {len(edits)} more {sku} (slots {slots}); Ctrl+Z undoes it.")
 
     def on_workload_form_changed(self, event: WorkloadForm.Changed) -> None:
         self.form_problem = event.problem
@@ -306,6 +318,77 @@ class BuildScreen(AppScreen[None]):
         if self.move_src is not None:
             self.move_src = None
             self.refresh_view()
+
+
+def _identity(app, build) -> str:
+    """Which build this is: chassis, GPU count and the option letter (or "copy")."""
+    gpus = sum(1 for s in build.slots.values() if s in app.catalog.gpus)
+    board = app.catalog.baseboards.get(build.baseboard or "")
+    gpus += board.gpu_count if board else 0
+    parts = [build.chassis, f"{gpus} GPU{'s' if gpus != 1 else ''}"]
+    opts = app.options
+    if len(opts):
+        parts.append(f"opt {LETTERS[opts.active]}")
+    if app.is_copy:
+        parts.append("copy")
+    return " · ".join(parts)
+
+
+def _counts(report) -> Text:
+    """The verdict, short: errors in words ("✖ 1 ERROR"), warnings and infos as bare counts
+    ("▲2 •3"): the status line's shortest form (the Findings pane has the words)."""
+    if report is None:
+        return summary_text(report, compact=True)
+    t = Text()
+    errors = len(report.of("error"))
+    if errors:
+        t.append(f"✖ {errors} ERROR{'S' if errors != 1 else ''}", style="bold red")
+    for sev, sym, style in (("warning", "▲", "yellow"), ("info", "•", "")):
+        n = len(report.of(sev))
+        if n:
+            t.append(f"{' ' if t.plain else ''}{sym}{n}", style=style)
+    return t if t.plain else summary_text(report, compact=True)
+
+
+def status_line(app, build, report, move_src: str | None, width: int) -> Text:
+    """The status line, fitted to ``width`` so a narrow terminal never cuts the build's
+    identity: the unexported flag (and a move in progress), the verdict (errors, warnings),
+    which build this is (chassis, GPUs, option or copy), then what could not be verified.
+    When it does not fit, the list of unverified areas becomes a count, then the verdict its
+    bare counts (the Findings pane has the words)."""
+    sep = " │ "
+    areas = unverified_areas(report)
+    unverified = [""]
+    if areas:
+        unverified = [
+            f"? {', '.join(areas)} not verified",
+            f"? {areas[0]} +{len(areas) - 1} not verified",
+            f"? {len(areas)} not verified",
+        ]
+    full, counts = summary_text(report, compact=True), _counts(report)
+    # the area names matter more than the verdict's words (the Findings pane has those)
+    tries = [(v, t) for t in unverified[:2] for v in (full, counts)]
+    tries += [(v, t) for t in unverified[2:] for v in (full, counts)]
+    line = Text()
+    for verdict, tail in tries:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if app.dirty:
+            line.append("✎ UNEXPORTED", style="bold reverse")
+            line.append(sep)
+        if move_src:
+            line.append(
+                f"moving slot {move_src}: m on the target, Esc cancels", style="bold reverse"
+            )
+            line.append(sep)
+        line.append_text(verdict)
+        line.append(sep)
+        line.append(_identity(app, build), style="bold")
+        if tail:
+            line.append(sep)
+            line.append(tail, style="bold yellow")
+        if len(line.plain) <= width:
+            return line
+    return line
 
 
 def _hint_context(focused) -> tuple[str, ...]:

@@ -108,6 +108,7 @@ class PartPicker(AppModal[tuple | None]):
                     if self._is_env
                     else "search: type part of a SKU, name or figure",
                     id="picker-search",
+                    select_on_focus=False,  # letters typed in the list add to the search
                 )
                 if self.target.counted:
                     yield Label(self.target.count_label, id="picker-count-label")
@@ -196,6 +197,20 @@ class PartPicker(AppModal[tuple | None]):
                 "action_cursor_down" if event.key in ("down", "pagedown") else "action_cursor_up",
             )()
             event.stop()
+            return
+        if isinstance(self.focused, OptionList) and (
+            (event.is_printable and event.character and event.character != " ")
+            or event.key == "backspace"
+        ):
+            # Typing in the list goes to the search box (the list has no use for letters).
+            search = self.query_one("#picker-search", Input)
+            search.focus()
+            if event.key == "backspace":
+                search.action_delete_left()
+            else:
+                search.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

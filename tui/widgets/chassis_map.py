@@ -40,6 +40,11 @@ class ChassisMap(OptionList):
             super().__init__()
             self.row = row
 
+    class FillRow(Message):
+        def __init__(self, row: MapRow) -> None:
+            super().__init__()
+            self.row = row
+
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
         self.rows: list[MapRow] = []
@@ -151,6 +156,10 @@ class ChassisMap(OptionList):
     def action_move(self) -> None:
         if self.current_row and self.current_row.kind == "slot":
             self.post_message(self.MoveRow(self.current_row))
+
+    def action_fill(self) -> None:
+        if self.current_row and self.current_row.kind == "slot":
+            self.post_message(self.FillRow(self.current_row))
 
     def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

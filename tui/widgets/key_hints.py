@@ -78,7 +78,7 @@ class KeyHints(Static):
 
     def render(self) -> Text:
         return hints_text(
-            max(self.size.width - 2, 20),
+            max(self.content_size.width, 20),
             self.context,
             always=self.always,
             more=self.more,

@@ -1,0 +1,102 @@
+"""Issue 28, a newcomer never stuck (round 3): at 80x24, what the screen shows."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from tui_helpers import CHASSIS, GPU, choose_chassis, goto, gpu_slots, pick, screen_text, started
+
+_spec = importlib.util.spec_from_file_location(
+    "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
+)
+shots = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(shots)
+
+
+# ----------------------------------------------------------------------------- item 1
+async def test_status_line_at_80_shows_the_build_identity_and_the_footer_pin(make_app, catalog):
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pick(pilot, "psu", "2700", 3)  # an edit: the unexported flag takes room too
+        rows = screen_text(app)
+        status = rows[0]
+        assert status.lstrip().startswith("✎ UNEXPORTED"), status
+        build = app.editing.current
+        n = sum(1 for s in build.slots.values() if s in catalog.gpus)
+        assert build.chassis in status and f"{n} GPUs" in status, status
+        assert "not verified" in status, status
+        assert "…" not in status, status  # nothing cut: the unverified list is shortened
+        assert "p Pin" in rows[-1], rows[-1]
+        await pilot.press("p")  # pinning: the option letter shows
+        await pilot.pause()
+        status = screen_text(app)[0]
+        assert "opt B" in status and build.chassis in status, status
+
+
+async def test_footer_at_160_lists_compare_suggest_and_tco(make_app, catalog):
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await started(pilot)
+        bottom = screen_text(app)[-1]
+        for hint in ("p Pin", "F6 Compare", "F7 Suggest", "F8 TCO", "a Fill all"):
+            assert hint in bottom, (hint, bottom)
+
+
+# ----------------------------------------------------------------------------- item 3
+async def test_fill_puts_the_card_in_every_free_gpu_slot_in_one_keystroke(make_app, catalog):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot, CHASSIS)
+        await pick(pilot, "cpu", "8480", 2)
+        first = gpu_slots(catalog, 1)[0]
+        await pick(pilot, f"slot:{first}", "h200")
+        await goto(pilot, f"slot:{first}")
+        await pilot.press("a")
+        await pilot.pause()
+        build = app.editing.current
+        gpus = [s for s, sku in build.slots.items() if sku == GPU]
+        assert len(gpus) == 8, gpus  # SYS-521GE-TNRT: 8 double-width positions
+        assert all(catalog.chassis[CHASSIS].slots for _ in gpus)
+        nic_slots = {s.id for s in catalog.chassis[CHASSIS].slots if s.purpose == "nic"}
+        assert not nic_slots & set(gpus)
+        status = screen_text(app)[0]
+        assert "8 GPUs" in status, status
+        await pilot.press("ctrl+z")  # one undo step takes them all back
+        await pilot.pause()
+        assert [s for s, sku in app.editing.current.slots.items() if sku == GPU] == [first]
+        assert "1 GPU " in screen_text(app)[0]
+
+
+# ----------------------------------------------------------------------------- item 4
+async def test_typing_in_the_picker_list_goes_to_the_search(make_app, catalog):
+    from textual.widgets import Input, OptionList
+
+    from slotwise.tui.screens.picker import PartPicker
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot, CHASSIS)
+        await goto(pilot, f"slot:{gpu_slots(catalog, 1)[0]}")
+        await pilot.press("enter")
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PartPicker)
+        await pilot.press("down", "down")  # the list has the focus now
+        assert isinstance(picker.focused, OptionList)
+        await pilot.press("l", "4", "0")
+        await pilot.pause()
+        search = picker.query_one("#picker-search", Input)
+        assert search.value == "l40" and picker.focused is search
+        text = "\n".join(screen_text(app))
+        assert "l40" in text and "NVIDIA-L40S-48GB" in text
+        assert "NVIDIA-H200-NVL-141GB" not in text  # the list is filtered on screen
+        await pilot.press("down", "backspace")  # Backspace in the list edits the search too
+        await pilot.pause()
+        assert search.value == "l4"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.editing.current.slots[gpu_slots(catalog, 1)[0]].startswith("NVIDIA-L4")
