@@ -25,6 +25,8 @@ from slotwise.engine.check.report import Report
 from slotwise.engine.inputs import InputRef, refs
 from slotwise.tui.commands.flags import cli_words
 
+pytestmark = pytest.mark.slow  # hypothesis over every malformed document shape
+
 CAT = fixture_catalog()
 
 GOOD = """schema = 1

@@ -15,6 +15,8 @@ import pytest
 from fuzz_cases import KINDS, run_case
 from test_input_limits import finishes
 
+pytestmark = pytest.mark.slow  # hundreds of generated bad inputs
+
 BUDGET_S = {"bom": 9, "overlay": 9, "config": 7, "autosave": 5, "prices": 5, "http": 6}
 CASE_LIMIT_S = 30  # one case longer than this is a hang
 

@@ -18,6 +18,8 @@ from slotwise.engine.model.resolve import resolve_arch
 from slotwise.engine.plan.suggest import Constraints, suggest
 from slotwise.engine.workload import Workload
 
+pytestmark = pytest.mark.slow  # brute force over the real catalog
+
 MODELS = Path(__file__).resolve().parents[1] / "parts" / "data" / "models.toml"
 
 

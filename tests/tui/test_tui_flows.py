@@ -3,6 +3,7 @@ undo/redo, the narrow-terminal guard, quitting with unsaved work, resume, BOM op
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Select, Static
 from tui_helpers import (
     CHASSIS,
@@ -28,6 +29,8 @@ from slotwise.tui.screens.message import ErrorScreen, TooSmallScreen
 from slotwise.tui.screens.picker import PartPicker
 from slotwise.tui.widgets.chassis_map import ChassisMap
 from slotwise.tui.widgets.findings import FindingsList
+
+pytestmark = pytest.mark.slow  # whole-app flows through the Pilot
 
 
 def status_text(app) -> str:
