@@ -258,3 +258,19 @@ def test_target_days_node_count_is_minimal(catalog, target):
 
     assert meets(plan.nodes)
     assert not meets(plan.nodes - 1)
+
+
+def test_cluster_section_lists_the_cluster_bom_with_prices(capsys, tmp_path):
+    prices = tmp_path / "prices.toml"
+    prices.write_text(
+        PRICES.read_text()
+        + '\n[[price]]\nsku = "920-9B210-00FN-0M0"\nprice = 25000\nexample = true\n'
+    )
+    code, md, err = run(capsys, "export", str(NO_FIT), "--format", "md", "--prices", str(prices))
+    assert code == 0, err
+    section = md[md.index("### Cluster bill of materials") :]
+    assert "| Item | Part number | Qty | Unit W | Unit price" in section
+    assert "| 920-9B210-00FN-0M0 | 1 | 1,720 | 25,000.00 | 25,000.00 |" in section
+    assert "PN needed" in section
+    # racks and PDUs have no published part number, so no price: no partial total
+    assert "No total:" in section

@@ -181,21 +181,47 @@ def cluster_csv(plan: ClusterPlan) -> str:
     return buf.getvalue()
 
 
-def cluster_document_markdown(plan: ClusterPlan) -> str:
-    """The customer-facing cluster document: summary, BOM lines, rack elevations."""
-    from slotwise.engine.plan.cluster import PN_NEEDED, cluster_markdown
+def lines_markdown(plan: ClusterPlan, currency: str | None = None) -> list[str]:
+    """The cluster BOM as a Markdown table: part number ("PN needed" where none is published),
+    quantity, unit power and, when any line has a price, unit and extended prices (a total only
+    when every line is priced)."""
+    from slotwise.engine.plan.cluster import PN_NEEDED
 
-    out = [cluster_markdown(plan).replace("## Cluster", "# Cluster", 1).rstrip("\n"), ""]
-    out += [
-        "## Bill of materials",
-        "",
-        "| Item | Part number | Qty | Unit W |",
-        "| --- | --- | ---: | ---: |",
-    ]
+    priced = any(ln.unit_price is not None for ln in plan.lines)
+    cur = f" ({currency})" if currency else ""
+    head = "| Item | Part number | Qty | Unit W |"
+    rule = "| --- | --- | ---: | ---: |"
+    if priced:
+        head += f" Unit price{cur} | Extended{cur} |"
+        rule += " ---: | ---: |"
+    out = [head, rule]
     for ln in plan.lines:
         w = "" if ln.unit_w is None else f"{ln.unit_w:,.0f}"
-        out.append(f"| {ln.item} | {ln.pn or PN_NEEDED} | {ln.qty:,} | {w} |")
-    out.append("")
+        row = f"| {ln.item} | {ln.pn or PN_NEEDED} | {ln.qty:,} | {w} |"
+        if priced:
+            unit = "no price" if ln.unit_price is None else f"{ln.unit_price:,.2f}"
+            ext = "" if ln.extended_price is None else f"{ln.extended_price:,.2f}"
+            row += f" {unit} | {ext} |"
+        out.append(row)
+    if priced:
+        missing = [ln for ln in plan.lines if ln.unit_price is None]
+        out.append("")
+        if missing:
+            out.append(
+                f"No total: {len(missing)} line(s) have no price (a partial total would mislead)."
+            )
+        else:
+            total = sum(ln.extended_price or 0.0 for ln in plan.lines)
+            out.append(f"**Total: {total:,.2f}{cur}**")
+    return out
+
+
+def cluster_document_markdown(plan: ClusterPlan, currency: str | None = None) -> str:
+    """The customer-facing cluster document: summary, BOM lines, rack elevations."""
+    from slotwise.engine.plan.cluster import cluster_markdown
+
+    out = [cluster_markdown(plan).replace("## Cluster", "# Cluster", 1).rstrip("\n"), ""]
+    out += ["## Bill of materials", "", *lines_markdown(plan, currency), ""]
     if plan.rack_plan is not None:
         out += ["## Rack elevations", ""]
         for r in plan.rack_plan.racks:

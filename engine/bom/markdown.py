@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from slotwise.engine.bom.cluster_doc import lines_markdown
 from slotwise.engine.bom.items import (
     LineItem,
     canonical_build,
@@ -176,7 +177,7 @@ def to_markdown(
         out += ["## Workload", "", _workload_line(wl), "", _verdict(report, catalog), ""]
 
     if cluster is not None:
-        out += _cluster_section(cluster)
+        out += _cluster_section(cluster, currency)
     if tco is not None:
         out += _tco_section(tco)
 
@@ -433,7 +434,7 @@ def _verdict(report: Report, catalog: Catalog | None = None) -> str:
     return "Workload verdict: " + "; ".join(parts) + "."
 
 
-def _cluster_section(bc: BuildCluster) -> list[str]:
+def _cluster_section(bc: BuildCluster, currency: str | None = None) -> list[str]:
     out = ["## Cluster sizing", "", f"One server is not enough: {bc.reason}.", ""]
     plan = bc.plan
     if plan is None:
@@ -456,7 +457,7 @@ def _cluster_section(bc: BuildCluster) -> list[str]:
     ]
     body = cluster_markdown(plan).split("\n", 2)[2]  # drop its own "## Cluster" heading
     out += body.rstrip("\n").split("\n")
-    out.append("")
+    out += ["", "### Cluster bill of materials", "", *lines_markdown(plan, currency), ""]
     return out
 
 

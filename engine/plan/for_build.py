@@ -137,17 +137,26 @@ def cluster_for_build(
     report: Report,
     kw_per_rack: float = DEFAULT_KW_PER_RACK,
     max_nodes: int = DEFAULT_MAX_NODES,
+    prices: Mapping[str, float] | None = None,
 ) -> BuildCluster | None:
-    """None when one server runs the workload; else the plan (or the problem sizing it)."""
+    """None when one server runs the workload; else the plan (or the problem sizing it).
+    ``prices`` (SKU / part number -> price) price the node (the sum of its line items, when
+    every one has a price) and the cluster BOM lines whose part number the list has."""
     reason = needs_cluster(build, report)
     if reason is None:
         return None
     sized = nodes_for_workload(build, catalog, report, max_nodes)
     if isinstance(sized, str):
         return BuildCluster(reason=reason, problem=sized)
-    spec, notes = node_spec(build, catalog, report)
+    node_price = None
+    if prices:
+        items = line_items(build, catalog, prices)
+        if all(i.unit_price is not None for i in items):
+            node_price = sum(i.extended_price or 0.0 for i in items)
+    spec, notes = node_spec(build, catalog, report, price=node_price)
     try:
-        plan = plan_nodes(spec, sized, Site(rack_kw=kw_per_rack, rack_u=DEFAULT_RACK_U))
+        site = Site(rack_kw=kw_per_rack, rack_u=DEFAULT_RACK_U)
+        plan = plan_nodes(spec, sized, site, prices=prices)
     except ValueError as exc:  # FabricError / RackError: the message names what to change
         return BuildCluster(reason=reason, problem=str(exc))
     if notes:

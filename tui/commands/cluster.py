@@ -241,7 +241,8 @@ def run(args: argparse.Namespace) -> int:
     elif fmt == "csv":
         out = cluster_csv(doc.plan)
     else:
-        out = cluster_document_markdown(doc.plan)
+        currency = _price_map(args).currency if args.prices else None
+        out = cluster_document_markdown(doc.plan, currency)
         if tco is not None:
             out += "\n" + tco_markdown(tco)
             out += (

@@ -122,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
             prices,
             currency,
             note,
-            cluster=cluster_for_build(loaded.build, catalog, report, args.kw_per_rack),
+            cluster=cluster_for_build(
+                loaded.build, catalog, report, args.kw_per_rack, prices=prices
+            ),
             tco=_tco(args, loaded.build, catalog, report, prices, currency),
         )
         if args.compare:
