@@ -51,12 +51,12 @@ def prepared():
         wl = Workload(**case.workload)
         counts = count_params(arch)
         flops = flops_per_token(arch, wl, counts)
-        tp, dp, parallel, _ = layout(wl, case.gpus)
+        tp, dp, parallel, _ = layout(wl, case.gpus, arch=arch, gpus_per_server=case.gpus_per_server)
         links = default_links(gpu, case.gpus_per_server, nic_gbps_per_gpu=case.nic_gbps_per_gpu)
         kw = dict(
             arch=arch, workload=wl, counts=counts, gpu=gpu, tp=tp, dp=dp, parallel=parallel,
             gpus_per_server=case.gpus_per_server, links=links, linear_flops=flops.linear,
-            attention_flops=flops.attention,
+            attention_flops=flops.attention, recompute_linear_flops=flops.recompute_linear,
         )  # fmt: skip
         out.append((case, kw, tp * dp))
     return out

@@ -154,7 +154,13 @@ def test_kv_cache_formula_gqa():
     m = mem(w, arch=LLAMA3_8B)
     assert m.kv_cache_bytes == 2 * 32 * 8 * 128 * 2 * 8192 * 4
     fp8 = mem(w.model_copy(update={"precision": "fp8"}), arch=LLAMA3_8B)
-    assert fp8.kv_cache_bytes == m.kv_cache_bytes  # FP8 weights, bf16 cache (vLLM default)
+    # FP8 weights on an optimised engine: FP8 cache by default (TensorRT-LLM's FP8 recipe);
+    # --kv-cache-dtype bf16 keeps vLLM's default bf16 cache.
+    assert fp8.kv_cache_bytes == m.kv_cache_bytes / 2
+    bf16_kv = mem(
+        w.model_copy(update={"precision": "fp8", "kv_cache_dtype": "bf16"}), arch=LLAMA3_8B
+    )
+    assert bf16_kv.kv_cache_bytes == m.kv_cache_bytes
     assert fp8.weights_bytes == m.weights_bytes / 2
     tp2 = mem(w.model_copy(update={"tp": 2}), gpus=2, arch=LLAMA3_8B)
     assert tp2.kv_cache_bytes == m.kv_cache_bytes / 2

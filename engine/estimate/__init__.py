@@ -36,7 +36,13 @@ from slotwise.engine.estimate.layout import Layout, choose_layout
 from slotwise.engine.estimate.links import Links, default_links
 from slotwise.engine.estimate.memory import MemoryBreakdown, memory_per_gpu
 from slotwise.engine.estimate.serving import DEFAULTS as SERVING_DEFAULTS
-from slotwise.engine.estimate.serving import Serving, make_replica, serving_estimate
+from slotwise.engine.estimate.serving import (
+    Serving,
+    kv_cache_dtype,
+    kv_scale,
+    make_replica,
+    serving_estimate,
+)
 from slotwise.engine.estimate.serving_constants import SERVING_MBU, SERVING_MFU
 from slotwise.engine.estimate.throughput import (
     DP_OVERLAP,
@@ -261,14 +267,26 @@ def _memory(
         # time, so activations are those of one sequence (vLLM / TensorRT-LLM chunked prefill).
         one = workload.model_copy(update={"micro_batch": 1})
         mem, mem_notes = memory_per_gpu(arch, one, tp=tp, dp=dp, parallel=parallel, counts=counts)
+        kv_one = mem.kv_cache_bytes * kv_scale(workload)
         per_replica = math.ceil(workload.users / dp)
-        mem = mem.model_copy(update={"kv_cache_bytes": mem.kv_cache_bytes * per_replica})
+        running = per_replica
+        if cap is not None and kv_one > 0:
+            # The running batch is what the KV cache holds; the other users queue
+            # (engine.estimate.serving).  At least one user is counted, for the verdict.
+            room = cap - (mem.total_bytes - mem.kv_cache_bytes)
+            running = max(1, min(per_replica, math.floor(room / kv_one)))
+        mem = mem.model_copy(update={"kv_cache_bytes": kv_one * running})
         mem_notes.append(
-            f"serving: KV cache of {per_replica} user(s) x {workload.seq_len} tokens per replica, "
-            "activations of one prompt at a time"
+            f"serving: KV cache ({kv_cache_dtype(workload)}) of {running} running user(s) x "
+            f"{workload.seq_len} tokens per replica"
+            + (f" ({per_replica - running} more queue)" if running < per_replica else "")
+            + ", activations of one prompt at a time"
         )
         return mem, tp, dp, parallel, notes + mem_notes
     mem, mem_notes = memory_per_gpu(arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts)
+    if not workload.training and kv_scale(workload) != 1.0:
+        mem = mem.model_copy(update={"kv_cache_bytes": mem.kv_cache_bytes * kv_scale(workload)})
+        mem_notes.append(f"serving: KV cache in {kv_cache_dtype(workload)}")
     return mem, tp, dp, parallel, notes + mem_notes
 
 
@@ -280,7 +298,8 @@ def _memory_at(
         one = workload.model_copy(update={"micro_batch": 1})
         mem, _ = memory_per_gpu(arch, one, tp=split, dp=dp, parallel="tp", counts=counts)
         per_replica = math.ceil(workload.users / dp)
-        return mem.total_bytes + mem.kv_cache_bytes * (per_replica - 1)
+        kv = mem.kv_cache_bytes * kv_scale(workload)
+        return mem.total_bytes - mem.kv_cache_bytes + kv * per_replica
     mem, _ = memory_per_gpu(arch, workload, tp=split, dp=dp, parallel="tp", counts=counts)
     return mem.total_bytes
 
@@ -385,12 +404,13 @@ def estimate(
     if not workload.training:
         served = serving_workload(workload, dp)
         constants = replace(SERVING_DEFAULTS, mfu=mfu)
-        replica = make_replica(arch, counts, served, gpu, tp, peak=peak, constants=constants)
+        replica = make_replica(
+            arch, counts, served, gpu, tp, peak=peak, constants=constants, links=links,
+            gpus_per_server=gpus_per_server,
+        )  # fmt: skip
         if replica is not None:
             # Every decode step reads this GPU's weights and the KV cache at full context;
             # serving.py adds compute, tensor-parallel all-reduces and the latency floor.
-            step = replica.decode_step(served.micro_batch, served.seq_len).total
-            decode = dp * served.micro_batch / step
             free = usable - (mem.total_bytes - mem.kv_cache_bytes)
             if not workload.users:  # activations above are for micro_batch whole prompts
                 one = _memory(
@@ -402,6 +422,10 @@ def estimate(
                 replica, dp=dp, gpus_per_server=gpus_per_server, free_bytes_per_gpu=free
             )
             notes += serving_notes
+            # Every decode step reads this GPU's weights and the KV cache of the running batch
+            # at full context; serving.py adds compute, all-reduces and the latency floor.
+            batch = min(served.micro_batch, max(1, serving.running_users_per_replica))
+            decode = dp * batch / replica.decode_step(batch, served.seq_len).total
         else:
             notes.append(
                 f"{gpu.sku}: memory bandwidth or peak FLOP/s unknown, decode speed not estimated"
@@ -441,11 +465,7 @@ def estimate(
             mbu=mbu,
             notes=tuple(notes),
             mfu_basis=basis,
-            interconnect=(
-                links.describe(math.ceil(used / gpus_per_server))
-                if workload.training and used > 1
-                else None
-            ),
+            interconnect=(links.describe(math.ceil(used / gpus_per_server)) if used > 1 else None),
         ),
     )
 
@@ -481,7 +501,7 @@ def _step(
     return step_time(
         arch=arch, workload=workload, counts=counts, gpu=gpu, tp=tp, dp=dp, parallel=parallel,
         gpus_per_server=gpus_per_server, links=links, linear_flops=flops.linear,
-        attention_flops=flops.attention,
+        attention_flops=flops.attention, recompute_linear_flops=flops.recompute_linear,
     )  # fmt: skip
 
 

@@ -51,6 +51,11 @@ class Flops:
         return self.model - self.attention
 
     @property
+    def recompute_linear(self) -> float:
+        """The linear (matmul) part of the recompute FLOPs: the forward's 2N."""
+        return max(0.0, self.recompute - self.attention / 3.0) if self.recompute else 0.0
+
+    @property
     def hardware(self) -> float:
         return self.model + self.recompute
 

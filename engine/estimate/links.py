@@ -15,6 +15,20 @@ Three levels, each with a one-direction bandwidth per GPU:
   user guide, "Introduction to the NVIDIA DGX H100 System") and the torchtitan / Trainy benchmark
   clusters ("400 Gb/s per GPU").
 
+Without a build (``estimate`` on its own) the GPU's standard server is assumed and said so in
+the notes (``Links.source``): SXM GPUs on an HGX baseboard's NVSwitch; PCIe cards with an NVLink
+connector (H100 NVL, H200 NVL, H100/A100 PCIe) in bridged *pairs* (the smallest bridge NVIDIA
+sells for each: "NVL" products are sold as NVLink pairs, H100 NVL product brief PB-11773-001;
+H200 NVL supports NVL2 and NVL4 bridges, NVIDIA AI Enterprise RA), through the CPU between
+pairs; other PCIe cards through the CPU.  A build's own bridges replace that guess
+(:func:`build_links`): a 4-way bridge joins 4 GPUs, never 8; GPUs a bridge does not join talk
+over PCIe.
+
+Per-call latency of a ring collective (:func:`collective_latency_s`): NCCL's own cost model,
+``baseLat + steps x hwLat`` (NVIDIA/nccl ``src/graph/tuning.cc``, NCCL 2.19-2.23, Ring / LL
+protocol, the one small messages use): base 6.6 us, per step 0.6 us over NVLink, 1.0 us over
+PCIe and 2.7 us over the network; an all-reduce over n GPUs takes 2 (n - 1) steps.
+
 Achieved bus bandwidth is a share of the link rate (``*_BUS_EFFICIENCY``): NVIDIA's nccl-tests on
 DGX H100 report all_reduce bus bandwidth of about 360-370 GB/s on 450 GB/s NVLink (0.8); PCIe and
 RoCE/InfiniBand reach a similar share at large message sizes.  These are assumptions stated in
@@ -41,6 +55,22 @@ PCIE_BUS_EFFICIENCY = 0.70
 PCIE_CPU_PATH_FACTOR = 0.5
 NIC_BUS_EFFICIENCY = 0.80
 
+#: NCCL ring/LL latency model (src/graph/tuning.cc, see the module docstring), microseconds.
+NCCL_RING_BASE_US = 6.6
+NCCL_RING_STEP_US: dict[str, float] = {"nvlink": 0.6, "pcie": 1.0, "net": 2.7}
+
+LinkKind = Literal["nvlink", "pcie", "net"]
+
+
+def collective_latency_s(kind: str, members: int, *, allreduce: bool = True) -> float:
+    """Seconds of fixed cost of one ring collective over ``members`` GPUs whose slowest hop is
+    ``kind`` (NCCL's model; an all-gather or reduce-scatter has half the steps)."""
+    if members <= 1:
+        return 0.0
+    steps = (2 if allreduce else 1) * (members - 1)
+    return (NCCL_RING_BASE_US + steps * NCCL_RING_STEP_US.get(kind, 1.0)) * 1e-6
+
+
 #: One 400 Gb/s NIC per GPU (see the module docstring) when the build names no NIC.
 DEFAULT_NIC_GBPS_PER_GPU = 400.0
 
@@ -57,6 +87,17 @@ class Links(BaseModel):
     pcie_path: Literal["switch", "cpu"]
     nic_gbps_per_gpu: float
     nic_source: str
+    #: Where the topology comes from: "build" (its baseboard / bridges / slots) or the words of
+    #: the standard server assumed for the GPU (stated in the estimate's notes).
+    source: str = "build"
+
+    def slowest_kind(self, members: int, per_server: int) -> LinkKind:
+        """The slowest hop of a group of ``members`` GPUs laid ``per_server`` to a server."""
+        if members > max(1, per_server):
+            return "net"
+        if members > max(1, self.island) or self.island_kind == "none":
+            return "pcie"
+        return "nvlink"
 
     def effective_island_gbs(self) -> float:
         return (self.island_gbs or 0.0) * NVLINK_BUS_EFFICIENCY
@@ -79,6 +120,8 @@ class Links(BaseModel):
             )
         else:
             inside = f"PCIe only, {self.pcie_gbs:.0f} GB/s per GPU each way via {self.pcie_path}"
+        if self.source != "build":
+            inside += f" ({self.source})"
         if servers <= 1:
             return inside
         return (
@@ -97,12 +140,27 @@ def default_links(
     *,
     nic_gbps_per_gpu: float | None = None,
 ) -> Links:
-    """Links when only the GPU is known: SXM GPUs on their baseboard's NVSwitch, PCIe cards
-    without NVLink bridges through the CPU, one 400 Gb/s NIC per GPU between servers."""
+    """Links of the GPU's standard server when no build is given (module docstring): SXM GPUs
+    on their baseboard's NVSwitch, bridgeable PCIe cards in NVLink pairs, other PCIe cards
+    through the CPU, one 400 Gb/s NIC per GPU between servers."""
     nic, nic_src = _nic(nic_gbps_per_gpu, None)
     if gpu.form == "sxm" and gpu.nvlink == "nvswitch" and gpu.nvlink_bw_gbs:
-        return _nvswitch_links(gpu, gpus_per_server, gpu.nvlink_bw_gbs, nic, nic_src)
+        return _nvswitch_links(gpu, gpus_per_server, gpu.nvlink_bw_gbs, nic, nic_src).model_copy(
+            update={"source": "assumed: HGX baseboard, every GPU on its NVSwitch"}
+        )
+    if gpu.nvlink == "bridge" and gpu.nvlink_bw_gbs and gpus_per_server >= 2:
+        return Links(
+            island=2,
+            island_gbs=gpu.nvlink_bw_gbs / 2,
+            island_kind="nvlink-bridge",
+            pcie_gbs=pcie_gbs(gpu),
+            pcie_path="cpu",
+            nic_gbps_per_gpu=nic,
+            nic_source=nic_src,
+            source="assumed: NVLink-bridged pairs, the GPU's standard server",
+        )
     return Links(
+        source="assumed: PCIe cards without NVLink, peers through the CPU",
         island=1,
         island_gbs=None,
         island_kind="none",

@@ -15,8 +15,11 @@ the prefill/decode split of DistServe, Zhong et al. 2024, arXiv:2401.09670):
   1 - (1 - k/E)^B) plus B x c tokens of KV cache, at ``SERVING_MBU`` of the HBM bandwidth; it
   turns compute-bound when ``B x (2 N + attention)`` FLOPs take longer.
 * **Tensor parallelism** adds two all-reduces per layer (Megatron-LM, arXiv:1909.08053) of
-  B x hidden activations over the GPUs' link: latency ``ALLREDUCE_LATENCY_S`` plus the ring
-  volume ``2 (tp - 1) / tp`` x bytes / link bandwidth.
+  B x hidden activations over the links of the build (engine.estimate.links: the NVSwitch
+  domain, the NVLink-bridge group, PCIe between groups): latency ``ALLREDUCE_LATENCY_S`` (fitted
+  on NVLink/NVSwitch engines) plus, when the group crosses slower links, the extra per-step
+  latency of NCCL's ring model for those links; the ring volume ``2 (tp - 1) / tp`` x bytes runs
+  level by level at the achieved bus bandwidth (engine.estimate.communication).
 * **Latency floor**: a fixed time per layer per forward pass (``LAYER_FLOOR_S_OPTIMIZED``;
   without CUDA graphs plus ``LAYER_FLOOR_S_EAGER_EXTRA``) and per MoE layer
   (``MOE_EXPERT_FLOOR_S`` per expert a token uses).  It is what keeps single-user MoE decode (DeepSeek-V3 on 8x H200:
@@ -28,7 +31,26 @@ request is a prefill then ``output_len`` decode steps; with in-flight batching t
 B - 1 users' prefills interleave with the decode steps, so the inter-token latency is
 ``t_step(B) + (B - 1) x t_prefill_compute / output_len`` and the replica produces
 ``B x output_len`` tokens per cycle of ``t_prefill + (B - 1) t_prefill_compute + output_len
-t_step(B)``.  Constants and their sources: engine.estimate.serving_constants.
+t_step(B)``.
+
+**The running batch is capped** at the users whose KV cache fits (B = min(N, capacity)); the
+other N - B wait in the engine's queue (vLLM / TensorRT-LLM schedulers admit a request only
+when its KV blocks are free), so tokens/s stops growing at capacity.  **Time to first token
+under load** (``ttft_s``; ``ttft_idle_s`` is one prompt on an idle replica) adds up:
+
+* queueing for a slot, by Little's law for the closed loop (Little 1961; requests complete at
+  X = B x output / cycle per second, so N - B waiting users wait (N - B) / X);
+* queueing behind other users' prefills: they arrive at X and each takes the prefill compute
+  time t_p, a single server with utilisation rho = X t_p; the Pollaczek-Khinchine mean wait
+  for deterministic service (M/D/1), rho t_p / (2 (1 - rho)), is the stated approximation;
+* the prefill itself (``ttft_idle_s``);
+* interference from the B - 1 running decodes: a chunked prefill (vLLM ``max_num_batched_tokens``
+  = ``PREFILL_CHUNK_TOKENS``, Sarathi-Serve, Agrawal et al. 2024, arXiv:2403.02310) shares
+  every iteration with one decode step of the running batch.
+
+A fixed per-request cost (``REQUEST_OVERHEAD_S``: HTTP, tokenisation, scheduling, detokenising)
+is added to the time to first token.  Constants and their sources:
+engine.estimate.serving_constants.
 """
 
 from __future__ import annotations
@@ -39,19 +61,28 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from slotwise.engine.estimate.activations import layer_dims
+from slotwise.engine.estimate.communication import allreduce_seconds
 from slotwise.engine.estimate.compute import (
     attention_flops_fwd,
     decode_weight_params,
     matmul_params,
 )
 from slotwise.engine.estimate.generation import split_lengths
-from slotwise.engine.estimate.memory import kv_cache_bytes, weight_bytes_per_param
+from slotwise.engine.estimate.links import Links, collective_latency_s, default_links
+from slotwise.engine.estimate.memory import (
+    activation_element_bytes,
+    kv_cache_bytes,
+    weight_bytes_per_param,
+)
 from slotwise.engine.estimate.serving_constants import (
     ALLREDUCE_LATENCY_S,
+    KV_DTYPE_BYTES,
     LAYER_FLOOR_S_EAGER_EXTRA,
     LAYER_FLOOR_S_OPTIMIZED,
     MOE_EXPERT_FLOOR_S,
     PCIE_GBS_PER_DIRECTION,
+    PREFILL_CHUNK_TOKENS,
+    REQUEST_OVERHEAD_S,
     SERVING_MBU,
     SERVING_MFU,
 )
@@ -62,6 +93,24 @@ from slotwise.parts.schema import Gpu, ModelPreset
 #: Bytes per activation element on the tensor-parallel all-reduce (bf16/fp16; FP8 serving
 #: still reduces bf16 activations).
 _ALLREDUCE_ELEMENT_BYTES = 2.0
+
+
+def kv_cache_dtype(workload: Workload) -> str:
+    """The KV cache's dtype: ``--kv-cache-dtype``, else FP8 where the engine stores it so with
+    FP8 weights (TensorRT-LLM's FP8 recipe, ``quantize.py --qformat fp8 --kv_cache_dtype fp8``,
+    which NIM's FP8 profiles ship), else the activations' dtype (vLLM's ``auto``; eager
+    PyTorch)."""
+    asked = workload.kv_cache_dtype
+    if asked and asked != "auto":
+        return asked
+    if workload.precision == "fp8" and (workload.serving_engine or "optimized") == "optimized":
+        return "fp8"
+    return "fp32" if workload.precision == "fp32" else "bf16"
+
+
+def kv_scale(workload: Workload) -> float:
+    """KV bytes per element relative to what memory.kv_cache_bytes counts (the activations')."""
+    return KV_DTYPE_BYTES[kv_cache_dtype(workload)] / activation_element_bytes(workload)
 
 
 @dataclass(frozen=True)
@@ -120,6 +169,12 @@ class Replica:
     #: KV cache bytes relative to the workload's activation dtype (0.5 = an FP8 KV cache
     #: beside bf16 activations, as TensorRT-LLM's ``--fp8_kv_cache``).
     kv_scale: float = 1.0
+    #: The links the tensor-parallel group runs over (None: ``link_bps`` alone, the old model).
+    links: Links | None = None
+    gpus_per_server: int = 8
+    #: Pipeline stages of one replica (1: tensor parallel only).  Weights and KV split over
+    #: ``tp x pp`` GPUs; one token passes the stages one after the other.
+    pp: int = 1
 
     @property
     def layers(self) -> int:
@@ -151,14 +206,34 @@ class Replica:
         moe = self.counts.moe_layers * experts * self.k.moe_expert_floor_s
         return self.layers * per_layer + moe
 
+    def link_kind(self) -> str:
+        """The slowest hop of the tensor-parallel group: nvlink, pcie or net."""
+        if self.links is None:
+            return "nvlink" if self.gpu.nvlink in ("nvswitch", "bridge") else "pcie"
+        return self.links.slowest_kind(self.tp, self.gpus_per_server)
+
     def comm(self, tokens: int) -> float:
         if self.tp <= 1:
             return 0.0
         hidden = layer_dims(self.arch).hidden
         payload = tokens * hidden * _ALLREDUCE_ELEMENT_BYTES
-        volume = 2.0 * (self.tp - 1) / self.tp * payload
-        per = self.k.allreduce_latency_s + (volume / self.link_bps if self.link_bps else 0.0)
-        return 2 * self.layers * per
+        if self.links is None:
+            volume = 2.0 * (self.tp - 1) / self.tp * payload
+            per = self.k.allreduce_latency_s + (volume / self.link_bps if self.link_bps else 0.0)
+            return 2 * self.layers * per
+        per_server = min(self.tp, self.gpus_per_server)
+        extra = collective_latency_s(self.link_kind(), self.tp) - collective_latency_s(
+            "nvlink", self.tp
+        )
+        move = allreduce_seconds(
+            payload,
+            group=self.tp,
+            per_server=per_server,
+            per_island=min(per_server, max(1, self.links.island)),
+            links=self.links,
+            calls=0.0,  # the latency is the fitted one above, plus the slower links' extra
+        )
+        return 2 * self.layers * (self.k.allreduce_latency_s + extra + move)
 
     def decode_step(self, batch: int, context: float) -> StepTime:
         """One decode step of ``batch`` sequences whose context is ``context`` tokens."""
@@ -209,12 +284,20 @@ def make_replica(
     peak: float | None,
     link_gbs: float | None = None,
     constants: Constants = DEFAULTS,
+    links: Links | None = None,
+    gpus_per_server: int = 8,
 ) -> Replica | None:
-    """The replica model, or None when the GPU's bandwidth or peak is unknown."""
+    """The replica model, or None when the GPU's bandwidth or peak is unknown.  ``links``: the
+    build's topology (None: the GPU's standard server, engine.estimate.links.default_links;
+    an explicit ``link_gbs`` keeps the single-link model)."""
     if not gpu.memory_bw_gbs or not peak:
         return None
     link = link_gbs if link_gbs is not None else link_gbs_per_direction(gpu)
+    if links is None and link_gbs is None:
+        links = default_links(gpu, gpus_per_server)
     return Replica(
+        links=links,
+        gpus_per_server=max(1, gpus_per_server),
         arch=arch,
         counts=counts,
         workload=workload,
@@ -225,6 +308,7 @@ def make_replica(
         link_bps=link * 1e9 if link else None,
         eager=workload.serving_engine == "eager",
         k=constants,
+        kv_scale=kv_scale(workload),
     )
 
 
@@ -239,6 +323,7 @@ class Serving(BaseModel):
     replicas: int
     prompt_tokens: int
     output_tokens: int
+    #: Time to first token with ``users`` concurrent users (queueing + prefill + interference).
     ttft_s: float
     inter_token_s: float
     tokens_per_s_per_user: float
@@ -253,6 +338,15 @@ class Serving(BaseModel):
     max_users_per_replica_at_target: int | None = None
     servers_for_users: int | None = None
     fits_users: bool = True
+    #: Time to first token of one prompt on an idle replica.
+    ttft_idle_s: float = 0.0
+    #: Users decoded at once per replica (capped by the KV cache) and users waiting.
+    running_users_per_replica: int = 0
+    queued_users: int = 0
+    #: End-to-end seconds of one request and requests completed per second (all replicas).
+    request_latency_s: float = 0.0
+    requests_per_s: float = 0.0
+    kv_cache_dtype: str = "bf16"
 
     def to_json(self) -> dict:
         return {
@@ -263,6 +357,16 @@ class Serving(BaseModel):
             "prompt_tokens": self.prompt_tokens,
             "output_tokens": self.output_tokens,
             "ttft_s": self.ttft_s,
+            "ttft_idle_s": self.ttft_idle_s,
+            "inter_token_latency_s": self.inter_token_s,
+            "output_tokens_per_s": self.tokens_per_s,
+            "output_tokens_per_s_per_user": self.tokens_per_s_per_user,
+            "output_tokens_per_s_per_server": self.tokens_per_s_per_server,
+            "running_users_per_replica": self.running_users_per_replica,
+            "queued_users": self.queued_users,
+            "request_latency_s": self.request_latency_s,
+            "requests_per_s": self.requests_per_s,
+            "kv_cache_dtype": self.kv_cache_dtype,
             "inter_token_s": self.inter_token_s,
             "tokens_per_s_per_user": self.tokens_per_s_per_user,
             "tokens_per_s": self.tokens_per_s,
@@ -305,6 +409,26 @@ def users_at_rate(replica: Replica, prompt: int, output: int, rate: float, cap: 
     return lo
 
 
+def ttft_under_load(
+    replica: Replica, users: int, running: int, prompt: int, output: int, replica_tps: float
+) -> tuple[float, tuple[float, float, float, float]]:
+    """(time to first token, (slot queue, prefill queue, prefill, interference)) for ``users``
+    closed-loop users on one replica that decodes ``running`` at once (module docstring)."""
+    output = max(1, output)
+    completions = replica_tps / output  # requests per second (X)
+    slot_wait = max(0, users - running) / completions if completions > 0 else 0.0
+    t_p = replica.prefill_compute(prompt)
+    rho = min(0.95, completions * t_p) if running > 1 else 0.0
+    prefill_wait = rho * t_p / (2.0 * (1.0 - rho))
+    prefill = replica.prefill(prompt).total
+    interference = 0.0
+    if running > 1:
+        chunks = math.ceil(prompt / PREFILL_CHUNK_TOKENS)
+        interference = chunks * replica.decode_step(running - 1, prompt + output / 2).total
+    total = slot_wait + prefill_wait + prefill + interference + REQUEST_OVERHEAD_S
+    return total, (slot_wait, prefill_wait, prefill, interference)
+
+
 def serving_estimate(
     replica: Replica,
     *,
@@ -324,9 +448,12 @@ def serving_estimate(
     per_replica = math.ceil(users / dp)
     kv_user_gpu = replica.kv_bytes(prompt + output)
     cap = max_users_per_replica(free_bytes_per_gpu, kv_user_gpu)
-    itl, replica_tps, _ = replica.loaded(per_replica, prompt, output)
+    running = min(per_replica, cap) if cap >= 1 else per_replica
+    queued = max(0, per_replica - running) * dp
+    itl, replica_tps, _ = replica.loaded(running, prompt, output)
     single_itl = replica.loaded(1, prompt, output)[0]
-    ttft = replica.prefill(prompt).total
+    ttft_idle = replica.prefill(prompt).total + REQUEST_OVERHEAD_S
+    ttft, parts = ttft_under_load(replica, per_replica, running, prompt, output, replica_tps)
     gpus = replica.tp * dp
     servers = max(1, math.ceil(gpus / max(1, gpus_per_server)))
     notes = [
@@ -362,11 +489,25 @@ def serving_estimate(
                 f"no replica of {replica.tp} x {replica.gpu.sku} gives one user "
                 f"{target:g} tokens/s (single user: {1 / single_itl:,.0f} tokens/s)"
             )
-    if per_replica > cap:
+    notes.append(
+        f"KV cache {kv_cache_dtype(w)}"
+        + (" (FP8 weights on an optimised engine: TensorRT-LLM's FP8 recipe)"
+           if w.kv_cache_dtype in (None, "auto") and kv_cache_dtype(w) == "fp8" else "")
+    )  # fmt: skip
+    if per_replica > cap >= 1:
         notes.append(
-            f"KV cache for {per_replica} users per replica does not fit: at most {cap} "
-            f"({cap * dp} on these GPUs)"
+            f"{per_replica} users per replica, the KV cache holds {cap}: {cap} decode at once "
+            f"and {per_replica - cap} wait in the queue ({cap * dp} at once on these GPUs); "
+            "tokens/s stays at capacity, the time to first token grows"
         )
+    elif cap < 1:
+        notes.append("the KV cache of even one user does not fit next to the weights")
+    notes.append(
+        f"time to first token with {users} user(s): {ttft:.3g} s = queue {parts[0]:.3g} + "
+        f"prefill queue {parts[1]:.3g} (M/D/1) + prefill {parts[2]:.3g} + decode "
+        f"interference {parts[3]:.3g} + request overhead {REQUEST_OVERHEAD_S:g} "
+        f"(idle: {ttft_idle:.3g} s; Little's law for the closed loop)"
+    )
     serving = Serving(
         engine=w.serving_engine or "optimized",
         users=users,
@@ -375,6 +516,12 @@ def serving_estimate(
         prompt_tokens=prompt,
         output_tokens=output,
         ttft_s=ttft,
+        ttft_idle_s=ttft_idle,
+        running_users_per_replica=running,
+        queued_users=queued,
+        request_latency_s=ttft + itl * max(0, output - 1),
+        requests_per_s=replica_tps * dp / output,
+        kv_cache_dtype=kv_cache_dtype(w),
         inter_token_s=itl,
         tokens_per_s_per_user=1.0 / itl,
         tokens_per_s=replica_tps * dp,
@@ -382,7 +529,7 @@ def serving_estimate(
         single_user_tokens_per_s=1.0 / single_itl,
         latency_floor_s=replica.floor(),
         kv_cache_bytes_for_users=kv_user_gpu * replica.tp * users,
-        kv_cache_bytes_per_gpu=kv_user_gpu * per_replica,
+        kv_cache_bytes_per_gpu=kv_user_gpu * running,
         max_users=cap * dp,
         tokens_per_user_s_target=target,
         max_users_per_replica_at_target=at_target,

@@ -63,6 +63,24 @@ ALLREDUCE_LATENCY_S = 15e-6
 #: protocol overhead, PCI-SIG base spec encoding + TLP headers).
 PCIE_GBS_PER_DIRECTION = {3: 16.0 * 0.8, 4: 32.0 * 0.8, 5: 64.0 * 0.8, 6: 128.0 * 0.8}
 
+# ----------------------------------------------------------------------------- under load
+
+#: Bytes per KV cache element by ``--kv-cache-dtype`` (fp8: e4m3, as vLLM ``fp8`` and
+#: TensorRT-LLM ``--kv_cache_dtype fp8`` store it).
+KV_DTYPE_BYTES: dict[str, float] = {"fp8": 1.0, "bf16": 2.0, "fp16": 2.0, "fp32": 4.0}
+
+#: Prompt tokens a chunked prefill runs per engine iteration: vLLM's default
+#: ``max_num_batched_tokens`` with chunked prefill (2,048; vLLM docs, "Optimization and
+#: Tuning", chunked prefill).  Each chunk shares its iteration with one decode step of the
+#: running batch (Sarathi-Serve, arXiv:2403.02310).  Assumed, not fitted.
+PREFILL_CHUNK_TOKENS = 2048
+
+#: Fixed time per request outside the GPU work: HTTP handling, tokenisation, scheduling and
+#: detokenisation of an OpenAI-compatible server.  Assumed 5 ms (vLLM's and SGLang's
+#: benchmark_serving report a few ms of TTFT overhead for 1-token prompts on an idle server);
+#: not fitted.
+REQUEST_OVERHEAD_S = 0.005
+
 # ----------------------------------------------------------------------------- workload defaults
 
 #: Output tokens per request when ``--output-len`` is not given: half of ``--seq-len`` (prompt

@@ -35,6 +35,7 @@ Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
 Offload = Literal["none", "optimizer", "params"]
 Parallel = Literal["ddp", "zero1", "zero2", "zero3"]
 ServingEngine = Literal["optimized", "eager"]
+KvCacheDtype = Literal["auto", "fp8", "bf16", "fp16", "fp32"]
 Loss = Literal["full", "chunked", "full-16bit"]
 CheckpointMode = Literal["full", "selective"]
 Nf4Backend = Literal["bitsandbytes", "torchao"]
@@ -46,6 +47,7 @@ PRECISIONS: tuple[str, ...] = get_args(Precision)
 OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
 OFFLOADS: tuple[str, ...] = get_args(Offload)
 SERVING_ENGINES: tuple[str, ...] = get_args(ServingEngine)
+KV_CACHE_DTYPES: tuple[str, ...] = get_args(KvCacheDtype)
 LOSSES: tuple[str, ...] = get_args(Loss)
 CHECKPOINT_MODES: tuple[str, ...] = get_args(CheckpointMode)
 NF4_BACKENDS: tuple[str, ...] = get_args(Nf4Backend)
@@ -89,6 +91,10 @@ class Workload(BaseModel):
     # Micro-batches per optimizer step (gradient accumulation): the step's fixed costs and the
     # data-parallel gradient all-reduce are paid once per grad_accum micro-batches.
     grad_accum: MicroBatch = 1
+    # Sequences per optimizer step over all data-parallel replicas (``--global-batch``): when
+    # set, micro-batches per step = global_batch / (micro_batch x replicas), so adding GPUs
+    # shortens each step's accumulation (strong scaling).  None = ``grad_accum`` per replica.
+    global_batch: MicroBatch | None = None
     grad_checkpointing: bool | None = None
     lora_rank: LoraRank = 16
     lora_targets: tuple[str, ...] = LORA_TARGET_SETS["all-linear"]
@@ -212,6 +218,10 @@ class Workload(BaseModel):
     # DynamicCache, vLLM, TensorRT-LLM, SGLang).
     legacy_kv_cache: bool | None = None
     serving_engine: ServingEngine | None = None
+    # The KV cache's dtype (engine.estimate.serving.kv_cache_dtype).  None / "auto" = FP8
+    # where an optimised engine serves FP8 weights (TensorRT-LLM's FP8 recipe), else the
+    # activations' dtype.
+    kv_cache_dtype: KvCacheDtype | None = None
 
     @field_validator("parallel", mode="before")
     @classmethod
@@ -224,6 +234,12 @@ class Workload(BaseModel):
         named = [x for x in (self.model, self.config, self.arch) if x]
         if len(named) > 1:
             raise ValueError("give only one of model, config or arch")
+        if self.output_len is not None and self.output_len >= self.seq_len:
+            raise ValueError(
+                f"output length {self.output_len} tokens is not shorter than the sequence "
+                f"length {self.seq_len}: the sequence is prompt + output, so the output must "
+                "leave at least one prompt token; raise the sequence length or lower the output"
+            )
         bad = [t for t in self.lora_targets if t not in LORA_MODULES]
         if bad:
             raise ValueError(

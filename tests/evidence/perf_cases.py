@@ -5,11 +5,18 @@ Test evidence only: nothing in ``engine/`` imports this module.  Every case name
 (``SOURCES``), the settings that source states (``settings``) and how each setting maps onto a
 slotwise workload.  Where a source leaves a setting out, the case says what was assumed.
 
-Fitting / held-out split (decided before any constant was fitted, and never changed after):
-a case is *held out* when the first 8 hex digits of sha256(case id), read as an integer, are
-``< 0.4 * 16**8`` -- about 40 % of the cases, spread over every source.  ``bench/fit_perf.py``
-fits the constants of :mod:`engine.estimate.throughput` on the fitting cases only; the held-out
-cases are only ever scored.
+Fitting / held-out split, BY SOURCE (decided on 2026-12-02 before the constants of issue 24
+were refitted, and never changed after): the sources are split in two strata, those that
+publish training *time* (wall-clock or GPU-hours) and those that publish only throughput; within
+each stratum the sources are sorted by sha256(source key) and every second one (2nd, 4th, ...)
+is held out (``HELD_OUT_SOURCES``, computed by :func:`_held_out_sources`).  Every case of a
+held-out source is held out, so no source is seen on both sides.  Result: time sources
+llama1, llama2, mlperf-4.0 fit and nemo-24.07, llama3.1, mlperf-4.1 are held out; throughput
+sources torchtitan, mosaicml, mt-nlg, trainy fit and torchtune, qwen, torchtitan-asynctp,
+megatron-bridge-25.11 are held out.  (Until then cases were split by a hash of the case id,
+which let a source sit on both sides.)  ``bench/fit_perf.py`` fits the constants of
+:mod:`engine.estimate.throughput` on the fitting cases only; the held-out cases are only ever
+scored.
 
 Architectures are the numbers of each model's published config (Hugging Face config.json or the
 training framework's model yaml, cited per model).  Models with a plain two-matrix GELU MLP (MPT,
@@ -184,7 +191,6 @@ ARCHS: dict[str, ModelPreset] = {
 # ------------------------------------------------------------------------------------- cases
 
 Metric = Literal["tokens_per_s_per_gpu", "hours", "gpu_hours"]
-HELD_OUT_SHARE = 0.4
 
 
 @dataclass(frozen=True)
@@ -217,9 +223,8 @@ class PerfCase:
 
     @property
     def held_out(self) -> bool:
-        """The split rule (module docstring): a stable hash of the id, fixed before fitting."""
-        digest = int(hashlib.sha256(self.id.encode()).hexdigest()[:8], 16)
-        return digest < HELD_OUT_SHARE * 16**8
+        """The split rule (module docstring): the case's source is held out."""
+        return self.source in HELD_OUT_SOURCES
 
 
 _MOSAIC_SETTINGS = (
@@ -764,6 +769,21 @@ MLPERF = MLPERF + (
 CASES: tuple[PerfCase, ...] = (
     MOSAICML + TORCHTITAN + NEMO + QWEN + TORCHTUNE + PRETRAIN_HOURS + OTHER_THROUGHPUT + MLPERF
 )
+
+
+def _held_out_sources(cases: tuple[PerfCase, ...]) -> frozenset[str]:
+    """Every second source, by sha256 of its key, within the time and the throughput-only
+    strata (module docstring)."""
+    timed = {c.source for c in cases if c.kind == "time"}
+    others = {c.source for c in cases} - timed
+    out: set[str] = set()
+    for stratum in (timed, others):
+        ordered = sorted(stratum, key=lambda s: hashlib.sha256(s.encode()).hexdigest())
+        out.update(ordered[1::2])
+    return frozenset(out)
+
+
+HELD_OUT_SOURCES = _held_out_sources(CASES)
 
 
 def fitting() -> tuple[PerfCase, ...]:

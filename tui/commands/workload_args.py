@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from slotwise.engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
 from slotwise.engine.workload import (
     CHECKPOINT_MODES,
+    KV_CACHE_DTYPES,
     LORA_INPUT_CASTS,
     LOSSES,
     METHODS,
@@ -55,6 +56,8 @@ _FLAG_OF_FIELD = {
     "output_len": "--output-len",
     "legacy_kv_cache": "--legacy-kv-cache",
     "serving_engine": "--serving-engine",
+    "kv_cache_dtype": "--kv-cache-dtype",
+    "global_batch": "--global-batch",
     "checkpoint_mode": "--checkpoint-mode",
     "activation_offload": "--activation-offload",
     "optimizer_in_backward": "--optimizer-in-backward",
@@ -358,6 +361,20 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "(default) = the adapters share the base layer's input",
     )
     g.add_argument(
+        "--kv-cache-dtype",
+        choices=KV_CACHE_DTYPES,
+        default=None,
+        help="inference: the KV cache's dtype; auto (default) = fp8 when an optimised engine "
+        "serves --precision fp8 (TensorRT-LLM's FP8 recipe), else the activations' dtype",
+    )
+    g.add_argument(
+        "--global-batch",
+        type=_positive_int,
+        metavar="N",
+        help="training: sequences per optimizer step over all GPUs; micro-batches per step = "
+        "N / (--micro-batch x data-parallel replicas), replacing --grad-accum",
+    )
+    g.add_argument(
         "--dora",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -418,6 +435,8 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "output_len",
         "legacy_kv_cache",
         "serving_engine",
+        "kv_cache_dtype",
+        "global_batch",
         "checkpoint_mode",
         "activation_offload",
         "optimizer_in_backward",
