@@ -146,7 +146,8 @@ def describe_os_error(exc: OSError, path: str | os.PathLike[str] | None = None) 
     return exc.strerror or type(exc).__name__
 
 
-def _kind_of(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words ("a FIFO (named pipe)", "a directory", ...)."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -176,7 +177,7 @@ def read_bytes(
     except ValueError as exc:  # embedded NUL byte
         raise InputError(shown, f"cannot read the {what}: {exc}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise InputError(shown, f"cannot read the {what}: it is {_kind_of(st.st_mode)}", fix)
+        raise InputError(shown, f"cannot read the {what}: it is {kind_of(st.st_mode)}", fix)
     if st.st_size > max_bytes:
         raise InputError(shown, _too_big(what, st.st_size, max_bytes))
     try:
@@ -186,7 +187,7 @@ def read_bytes(
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):  # swapped for something else since the first check
-            raise InputError(shown, f"cannot read the {what}: it is {_kind_of(st.st_mode)}", fix)
+            raise InputError(shown, f"cannot read the {what}: it is {kind_of(st.st_mode)}", fix)
         chunks: list[bytes] = []
         total = 0
         while True:

@@ -15,7 +15,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from slotwise.parts.bounds import (
     AirflowCfm,
@@ -64,6 +72,7 @@ from slotwise.parts.bounds import (
     VocabSize,
     WidthSlots,
 )
+from slotwise.parts.plain_text import refuse_controls
 
 Confidence = Literal["A", "B", "C"]
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -87,8 +96,20 @@ PART_KINDS = (
 )
 
 
+#: Free-text fields: a newline or tab is allowed there; every other string is one line.
+_FREE_TEXT_FIELDS = frozenset({"notes", "note"})
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_control_characters(cls, value: object, info: ValidationInfo) -> object:
+        """No string of a record (SKU, name, id, source, ...) holds a control character:
+        an overlay from a stranger cannot put terminal escapes on the user's screen
+        (parts.plain_text)."""
+        return refuse_controls(value, allow_lines=info.field_name in _FREE_TEXT_FIELDS)
 
 
 class PartNumber(_Frozen):

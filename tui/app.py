@@ -173,9 +173,12 @@ class SlotwiseApp(App[int]):
     def notify(self, message: str, **kwargs: Any) -> None:
         """Every toast words the inputs engine text points at as the app's field labels
         (``slotwise.engine.inputs``): "Price per kWh", never ``--kwh-price``."""
+        from slotwise.parts.plain_text import visible
         from slotwise.tui.input_labels import app_words
 
-        super().notify(app_words(message), **kwargs)
+        # A path or a problem may quote a received file: no control character reaches the
+        # terminal (parts.plain_text).
+        super().notify(visible(app_words(message)), **kwargs)
 
     @property
     def store(self) -> AutosaveStore | None:

@@ -69,13 +69,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from slotwise.engine.bom.meta import BomMeta, Clock, to_utc_seconds, utc_now
 from slotwise.engine.build import Build
 from slotwise.engine.store import local_paths
 from slotwise.engine.store.atomic import atomic_write_text
-from slotwise.parts.safe_io import InputError, loads_json, read_text, shorten, shorten_text
+from slotwise.parts.plain_text import refuse_controls
+from slotwise.parts.safe_io import (
+    InputError,
+    kind_of,
+    loads_json,
+    read_text,
+    shorten,
+    shorten_text,
+)
 
 try:  # POSIX: advisory locks that die with their process
     import fcntl
@@ -195,6 +203,12 @@ class AutosaveState(BaseModel):
     # The build as last exported to / opened from ``bom_path`` (None: never exported).
     saved: Build | None = None
 
+    @field_validator("bom_path", "undo_labels", "redo_labels")
+    @classmethod
+    def _no_control_characters(cls, v: object) -> object:
+        """Shown in the app: an autosave holding control characters is set aside, not shown."""
+        return refuse_controls(v)
+
     @property
     def unexported(self) -> bool:
         return self.saved != self.build
@@ -301,7 +315,7 @@ class Autosave:
         except (OSError, ValueError):
             return None
         if not stat.S_ISREG(st.st_mode):  # a link (to anything) is never read through
-            kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+            kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else kind_of(st.st_mode)
             return self._set_aside(f"it is {kind}, not an autosave slotwise wrote")
         try:
             text = read_text(self.path, max_bytes=MAX_AUTOSAVE_BYTES, what="autosave")

@@ -9,11 +9,13 @@ paragraph instead of a traceback).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import importlib
 import os
 import sys
-from typing import NoReturn
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 from slotwise.tui import __version__
 
@@ -23,6 +25,35 @@ COMMANDS = ("parts", "validate", "estimate", "suggest", "compare", "export", "cl
 
 class UsageError(Exception):
     """Bad input: printed as one paragraph on stderr, exit code 2."""
+
+
+class _Visible:
+    """A text stream that writes control characters as ``\\uXXXX`` (parts.plain_text.visible):
+    whatever a BOM, overlay or flag value holds, no terminal escape reaches the terminal, and
+    JSON stays JSON (the escape is JSON's own).  Newline and tab pass unchanged."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        from slotwise.parts.plain_text import visible
+
+        self._inner.write(visible(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding, ...
+        return getattr(self._inner, name)
+
+
+@contextlib.contextmanager
+def visible_output() -> Iterator[None]:
+    """stdout and stderr escape control characters while the block runs."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Visible(out), _Visible(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 class _Parser(argparse.ArgumentParser):
@@ -116,8 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     positional = [a for a in positional if a != catalog_val]
     if not (names & set(argv)) and not (positional and positional[0] in COMMANDS):
         if positional and not os.path.exists(positional[0]):
-            return _unknown_command(positional[0])
+            with visible_output():
+                return _unknown_command(positional[0])
         return _open_app(argv)
+    with visible_output():
+        return _run_command(argv)
+
+
+def _run_command(argv: list[str]) -> int:
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     if extras:  # reported by the sub-command's parser, which knows its own flags

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from slotwise.engine.bom.items import line_items
 from slotwise.engine.build import Build
 from slotwise.parts.catalog import Catalog
+from slotwise.parts.plain_text import one_line
 
 COLUMNS = (
     "line",
@@ -65,8 +66,8 @@ def to_csv(
                 item.pn_cell,
                 item.maker_part_number or "",
                 item.part_number_confidence or "",
-                item.sku,
-                item.description,
+                one_line(item.sku),  # no control character in a spreadsheet cell either
+                one_line(item.description),
                 item.quantity,
                 _watts(item.unit_power_w),
                 _watts(item.total_power_w),

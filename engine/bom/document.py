@@ -85,6 +85,7 @@ from slotwise.engine.store.atomic import atomic_write_text
 from slotwise.engine.workload import Workload
 from slotwise.parts.bounds import PositivePartCount
 from slotwise.parts.catalog import Catalog
+from slotwise.parts.plain_text import first_control, one_line, visible
 from slotwise.parts.safe_io import (
     MAX_FILE_BYTES,
     InputError,
@@ -415,20 +416,35 @@ class _Reader:
     ) -> None:
         if line is None and field:
             line = self.loc.line(field)
-        where = shorten_path(self.filename) + (f", line {line}" if line else "")
+        # Every text of a finding is made safe here, once: a key, SKU or file name from the
+        # file may hold control characters (parts.plain_text), shown escaped on one line.
+        where = one_line(shorten_path(self.filename)) + (f", line {line}" if line else "")
+        field = None if field is None else one_line(field)
         what = f"field '{shorten_text(field)}': " if field else ""
         self.problems.append(
             BomFinding(
                 rule=rule,
                 severity=severity,
-                message=shorten_text(f"{where}: {what}{message}", MAX_MESSAGE),
-                parts=parts,
-                fix=fix,
-                file=self.filename,
+                message=shorten_text(one_line(f"{where}: {what}{message}"), MAX_MESSAGE),
+                parts=tuple(visible(x) for x in parts),
+                fix=None if fix is None else one_line(fix),
+                file=visible(self.filename),
                 line=line,
                 field=field,
             )
         )
+
+    def controls(self, field: str, value: Any, what: str) -> bool:
+        """Report a string holding a control character (not loaded); True when it did."""
+        if not isinstance(value, str) or first_control(value) is None:
+            return False
+        self.add(
+            "bom.bad_value",
+            field,
+            f"the {what} {_show(value)} contains a control character (a terminal escape?)",
+            fix="remove the control characters; it was not loaded",
+        )
+        return True
 
     # ------------------------------------------------------------------ generic validation
     def model(self, cls: type[BaseModel], raw: Any, path: str):
@@ -524,8 +540,8 @@ def import_bom(text: str, catalog: Catalog, *, filename: str = "<bom>") -> Loade
             BomFinding(
                 rule="bom.malformed",
                 severity="error",
-                message=f"{exc.where}: {exc.reason}",
-                fix=(exc.fix or "fix the file") + "; nothing was loaded",
+                message=one_line(f"{exc.where}: {exc.reason}"),
+                fix=one_line((exc.fix or "fix the file") + "; nothing was loaded"),
                 file=filename,
             )
         )
@@ -549,7 +565,7 @@ def import_bom(text: str, catalog: Catalog, *, filename: str = "<bom>") -> Loade
             BomFinding(
                 rule="bom.malformed",
                 severity="error",
-                message=f"{where}: not valid TOML: {reason}",
+                message=one_line(f"{where}: not valid TOML: {reason}"),
                 fix=fix,
                 file=filename,
                 line=line,
@@ -679,6 +695,16 @@ def _read_chassis(data: dict[str, Any], r: _Reader) -> str | None:
                     "unknown field",
                     fix="remove it; [chassis] takes sku (and description, which is informational)",
                 )
+        desc = raw_ch.get("description")
+        if desc is not None and not isinstance(desc, str):
+            r.add(
+                "bom.bad_value",
+                "chassis.description",
+                f"expected the chassis name as a string, found {_show(desc)}",
+                fix="remove it (it is informational and rewritten on save) or quote the name",
+            )
+        elif desc is not None:
+            r.controls("chassis.description", desc, "description")
         sku = raw_ch.get("sku")
         if sku is None:
             r.add("bom.missing_field", "chassis.sku", "the chassis has no sku")
@@ -691,6 +717,8 @@ def _read_chassis(data: dict[str, Any], r: _Reader) -> str | None:
                 f"a SKU is at most {MAX_SKU_CHARS} characters, found {_show(sku)}",
                 fix=f"write the chassis SKU ({ref('part_list', 'chassis')})",
             )
+        elif r.controls("chassis.sku", sku, "SKU"):
+            pass
         else:
             chassis = sku
             r.sku(sku, ("chassis",), "chassis", "chassis.sku")
@@ -753,6 +781,8 @@ def _read_slots(data: dict[str, Any], r: _Reader, ch: Chassis | None) -> dict[st
                         f"expected a GPU or NIC SKU string, found {_show(sku)}",
                         fix='write the card\'s SKU, e.g. "3" = "NVIDIA-L40S-48GB"',
                     )
+                    continue
+                if r.controls(field, sid, "slot id") or r.controls(field, sku, "SKU"):
                     continue
                 slots[sid] = sku
                 r.sku(sku, ("gpu", "nic"), "GPU or NIC", field)
@@ -854,10 +884,13 @@ def _read_pricing(
     currency = note = None
     pricing = data.get("pricing")
     if isinstance(pricing, dict):
-        if isinstance(pricing.get("currency"), str):
-            currency = pricing["currency"]
-        if isinstance(pricing.get("note"), str):
-            note = pricing["note"]
+        for key in ("currency", "note"):
+            got = pricing.get(key)
+            if isinstance(got, str) and not r.controls(f"pricing.{key}", got, key):
+                if key == "currency":
+                    currency = got
+                else:
+                    note = got
     items = data.get("line_items")
     if isinstance(items, list):
         for i, item in enumerate(items):
@@ -865,6 +898,8 @@ def _read_pricing(
                 continue
             sku, price = item.get("sku"), item.get("unit_price")
             if price is None or not isinstance(sku, str):
+                continue
+            if r.controls(f"line_items[{i}].sku", sku, "SKU"):
                 continue
             if isinstance(price, bool) or not isinstance(price, int | float) or price < 0:
                 r.add(
@@ -909,7 +944,7 @@ def read_bom(path: str | os.PathLike[str], catalog: Catalog) -> LoadedBom:
     finding = BomFinding(
         rule="bom.unreadable",
         severity="error",
-        message=f"{shorten_path(name)}: cannot read the BOM: {why}",
+        message=one_line(f"{shorten_path(name)}: cannot read the BOM: {why}"),
         fix="give the path of a BOM file (a regular file); check the path and permissions",
         file=name,
     )

@@ -9,6 +9,7 @@ from the engine's report; unknown figures are written as "unknown", never guesse
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from slotwise.engine.bom.cluster_doc import lines_markdown
@@ -32,15 +33,28 @@ from slotwise.engine.plan.cluster import cluster_markdown
 from slotwise.engine.plan.for_build import BuildCluster, BuildTco
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog
+from slotwise.parts.plain_text import one_line
 
 GiB = 1024**3
 SYMBOL = {"error": "✗", "warning": "⚠", "info": "ℹ"}  # noqa: RUF001 - shown to the user
 TITLE = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
 
 
+_MD_SYNTAX = re.compile(r"([\\`*_\[\]<>|#~])")
+
+
 def cell(text: object) -> str:
-    """A Markdown table cell: pipes escaped, newlines folded."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """User text where one line is expected (a table cell, a heading, a list item): control
+    characters escaped and newlines folded (parts.plain_text.one_line), Markdown syntax
+    (emphasis, links, HTML, pipes, headings) escaped, so a customer name or SKU from a received
+    file can neither forge a line ("**Total: 1.00 USD**") nor reach a terminal raw."""
+    return _MD_SYNTAX.sub(r"\\\1", one_line(str(text)))
+
+
+def _engine_line(text: str) -> str:
+    """Engine text (a finding, a fix) that quotes user values: one line, no control
+    character, pipes escaped; its own wording is kept readable."""
+    return one_line(text).replace("|", "\\|")
 
 
 def _g(x: float) -> str:
@@ -82,7 +96,7 @@ def _count(x: float) -> str:
 def _money(x: float | None, currency: str | None) -> str:
     if x is None:
         return "—"
-    return f"{x:,.2f}" + (f" {currency}" if currency else "")
+    return f"{x:,.2f}" + (f" {cell(currency)}" if currency else "")
 
 
 def to_markdown(
@@ -102,12 +116,12 @@ def to_markdown(
     catalog to-dos and engineering notes are not in it: :func:`engineering_notes` writes them."""
     build = canonical_build(build, catalog)
     out: list[str] = []
-    title = meta.project or "Server build"
-    out.append(f"# {title}" + (f" for {meta.customer}" if meta.customer else ""))
+    title = cell(meta.project) if meta.project else "Server build"
+    out.append(f"# {title}" + (f" for {cell(meta.customer)}" if meta.customer else ""))
     out.append("")
     byline = []
     if meta.engineer:
-        byline.append(f"Prepared by {meta.engineer}")
+        byline.append(f"Prepared by {cell(meta.engineer)}")
     if meta.quote_date:
         byline.append(f"quote date {meta.quote_date:%Y-%m-%d}")
     elif meta.updated:
@@ -116,8 +130,8 @@ def to_markdown(
         byline.append(f"valid until {meta.valid_until:%Y-%m-%d}")
     if byline:
         out += [" · ".join(byline), ""]
-    if meta.notes:
-        out += [meta.notes.strip(), ""]
+    if meta.notes:  # free text: its lines kept (as Markdown line breaks), each escaped
+        out += ["  \n".join(cell(line) for line in meta.notes.strip().splitlines()), ""]
 
     # --- system
     ch = catalog.chassis.get(build.chassis)
@@ -186,9 +200,11 @@ def to_markdown(
     if open_points:
         out += ["## Open points", ""]
         for f in open_points:
-            line = f"- {'Must change' if f.severity == 'error' else 'Check'}: {plain(f.message)}"
+            line = f"- {'Must change' if f.severity == 'error' else 'Check'}: " + _engine_line(
+                plain(f.message)
+            )
             if f.fix and not _is_catalog_text(f.fix):
-                line += f" Suggested: {plain(f.fix)}"
+                line += f" Suggested: {_engine_line(plain(f.fix))}"
             out.append(line)
         out.append("")
 
@@ -282,9 +298,9 @@ def engineering_notes(
     estimator's notes."""
     build = canonical_build(build, catalog)
     items = items if items is not None else line_items(build, catalog)
-    title = meta.project or "Server build"
+    title = cell(meta.project) if meta.project else "Server build"
     out = [f"# Engineering notes: {title}", ""]
-    byline = [f"catalog {catalog.version}"]
+    byline = [f"catalog {cell(catalog.version)}"]
     if meta.updated:
         byline.append(f"updated {meta.updated:%Y-%m-%d %H:%M} UTC")
     out += [" · ".join(byline), ""]
@@ -321,12 +337,12 @@ def engineering_notes(
     todos = [f for f in report.findings if is_catalog_todo(f)]
     if todos:
         out += ["## Catalog to-dos", ""]
-        out += [f"- {cell(f.rule)}: {f.fix or f.message}" for f in todos]
+        out += [f"- {cell(f.rule)}: {_engine_line(f.fix or f.message)}" for f in todos]
         out.append("")
     est = report.estimate
     if est is not None and est.assumptions.notes:
         out += ["## Estimator notes", ""]
-        out += [f"- {n}" for n in est.assumptions.notes]
+        out += [f"- {_engine_line(n)}" for n in est.assumptions.notes]
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -392,7 +408,7 @@ def bom_table(
         else:
             out.append(f"**Total: {_money(priced_total, currency)}**")
         if price_note:
-            out += ["", f"*{price_note}*"]
+            out += ["", f"*{cell(price_note)}*"]
     out.append("")
     return out
 
@@ -402,9 +418,9 @@ def _included_w(items: list[LineItem]) -> float:
 
 
 def _finding(f: Finding) -> str:
-    line = f"- {SYMBOL[f.severity]} **{cell(f.rule)}**: {f.message}"
+    line = f"- {SYMBOL[f.severity]} **{_engine_line(f.rule)}**: {_engine_line(f.message)}"
     if f.fix:
-        line += f" — *Fix:* {f.fix}"
+        line += f" — *Fix:* {_engine_line(f.fix)}"
     return line
 
 

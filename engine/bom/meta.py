@@ -12,6 +12,8 @@ from datetime import UTC, date, datetime
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from slotwise.parts.plain_text import refuse_controls
+
 Clock = Callable[[], datetime]
 
 
@@ -49,6 +51,17 @@ class BomMeta(BaseModel):
     def _day(cls, v: object) -> object:
         """A day; a full timestamp (TOML datetime) is cut to its day."""
         return v.date() if isinstance(v, datetime) else v
+
+    @field_validator("customer", "project", "engineer", "slotwise_version", "catalog_version")
+    @classmethod
+    def _one_line(cls, v: str) -> str:
+        """Printed as a heading or a table cell: no control character, newline included."""
+        return refuse_controls(v)
+
+    @field_validator("notes")
+    @classmethod
+    def _free_text(cls, v: str) -> str:
+        return refuse_controls(v, allow_lines=True)
 
     @field_validator("created", "updated")
     @classmethod

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from slotwise.engine.workload import Workload
 from slotwise.parts.bounds import FloatSized, PartCount, PositivePartCount, float_range
+from slotwise.parts.plain_text import SingleLine
 from slotwise.parts.schema import MAX_SKU_CHARS
 
 InputVoltage = Literal["200-240", "100-127"]
@@ -15,9 +16,10 @@ InputVoltage = Literal["200-240", "100-127"]
 # record specifies (e.g. 4+2, 3+3), see engine.check.power_model.usable_units.
 Redundancy = Literal["N+1", "N+N", "chassis"]
 SiteCooling = Literal["air", "liquid"]
-#: A part number (the longest real SKU is ~40 characters) and a slot or bay id.
-Sku = Annotated[str, StringConstraints(max_length=MAX_SKU_CHARS)]
-SlotId = Annotated[str, StringConstraints(max_length=64)]
+#: A part number (the longest real SKU is ~40 characters) and a slot or bay id; neither holds
+#: a control character (parts.plain_text: a received BOM cannot reach the terminal raw).
+Sku = Annotated[str, StringConstraints(max_length=MAX_SKU_CHARS), SingleLine]
+SlotId = Annotated[str, StringConstraints(max_length=64), SingleLine]
 
 
 class Environment(BaseModel):

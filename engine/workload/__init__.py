@@ -27,6 +27,7 @@ from slotwise.parts.bounds import (
     TokenRate,
     TrainTokens,
 )
+from slotwise.parts.plain_text import SingleLine
 from slotwise.parts.safe_io import shorten_text
 
 Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
@@ -76,8 +77,8 @@ class Workload(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    model: Annotated[str, StringConstraints(max_length=200)] | None = None
-    config: Annotated[str, StringConstraints(max_length=4096)] | None = None
+    model: Annotated[str, StringConstraints(max_length=200), SingleLine] | None = None
+    config: Annotated[str, StringConstraints(max_length=4096), SingleLine] | None = None
     # config.json-style architecture fields; nested tables and lists as config.json has them
     # (text_config, rope_scaling, layer_types).  A BOM stores a config.json workload this way
     # (engine.bom.workload_snapshot), with "name", "hub_id" and "hub_revision" beside the fields.

@@ -63,3 +63,46 @@ async def test_discard_of_a_build_open_in_another_slotwise_is_refused(catalog, t
         said = " ".join(n.message for n in app._notifications)
         assert "open in another slotwise" in said
         other.unlock()
+
+
+EVIL_BOM = r"""schema = 1
+
+[meta]
+customer = "ACME\n\n**Total: 1.00 USD (approved)**\n"
+project = "p\u001b]0;PWNED\u0007"
+
+[chassis]
+sku = "SYS-521GE-TNRT"
+
+[slots]
+"1" = "NVIDIA-L40S-48GB"
+"9\u001b[2J" = "NVIDIA-L40S-48GB"
+
+[workload]
+model = "mistral-7b-v0.3"
+"bad\u001b[31mkey" = 1
+"""
+
+
+async def test_a_bom_with_terminal_escapes_shows_them_escaped(catalog, tmp_path):
+    import re
+
+    from slotwise.tui.screens.message import ErrorScreen
+
+    control = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+    bom = tmp_path / "evil\x1b]0;PWNED\x07.toml"
+    bom.write_text(EVIL_BOM)  # the same reproduction as tests/test_hostile_text.py
+    app = _app(catalog, tmp_path / "state", bom=bom)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        errors = [s for s in app.screen_stack if isinstance(s, ErrorScreen)]
+        assert errors, "the problems of the file are shown"
+        for s in errors:
+            assert not control.search(s.title_text + s.message), (s.title_text, s.message)
+        assert app.meta is not None and not control.search(
+            app.meta.customer + app.meta.project + app.meta.engineer
+        )
+        assert app.history is not None
+        assert not any(control.search(k + v) for k, v in app.history.current.slots.items())
+        for n in app._notifications:
+            assert not control.search(n.message)

@@ -24,7 +24,9 @@ class ConfirmScreen(AppModal[bool]):
         self, question: str, yes: str = "Yes", no: str = "No", *, enter_means_yes: bool = True
     ) -> None:
         super().__init__()
-        self.question = question
+        from slotwise.parts.plain_text import visible  # a file name may hold control characters
+
+        self.question = visible(question)
         self.yes = yes
         self.no = no
         self.enter_means_yes = enter_means_yes

@@ -19,12 +19,16 @@ class ErrorScreen(AppModal[None]):
 
     def __init__(self, title: str, message: str, fatal: bool = False) -> None:
         super().__init__()
-        self.title_text = title
+        # A file name or a problem may quote a received file: its control characters are
+        # shown escaped, never sent to the terminal (parts.plain_text).
+        from slotwise.parts.plain_text import one_line, visible
+
+        self.title_text = one_line(title)
         # Engine text names inputs: the app's labels.  Imported here: this module is loaded
         # before the first frame (the terminal-size notice) and input_labels pulls in pydantic.
         from slotwise.tui.input_labels import app_words
 
-        self.message = app_words(message)
+        self.message = visible(app_words(message))
         self.fatal = fatal
 
     def compose(self) -> ComposeResult:
