@@ -316,7 +316,7 @@ class Autosave:
             return None
         if not stat.S_ISREG(st.st_mode):  # a link (to anything) is never read through
             kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else kind_of(st.st_mode)
-            return self._set_aside(f"it is {kind}, not an autosave slotwise wrote")
+            return self._set_aside(f"it is {kind}, not a regular file slotwise wrote")
         try:
             text = read_text(self.path, max_bytes=MAX_AUTOSAVE_BYTES, what="autosave")
             data = loads_json(text, str(self.path), what="autosave")

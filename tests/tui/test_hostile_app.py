@@ -26,10 +26,24 @@ def _app(catalog, state_dir, **kw) -> SlotwiseApp:
     return app
 
 
+def _toasts(app: SlotwiseApp) -> list[str]:
+    """Every toast the app shows (app._notifications drops expired ones on a slow run)."""
+    said: list[str] = []
+    notify = app.notify
+
+    def record(message: str, **kw) -> None:
+        said.append(message)
+        notify(message, **kw)
+
+    app.notify = record  # type: ignore[method-assign]
+    return said
+
+
 async def test_unwritable_state_dir_warns_once_and_work_and_export_go_on(catalog, tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a regular file where the state directory's parent should be")
     app = _app(catalog, blocker / "state")  # every mkdir under it fails (ENOTDIR)
+    said = _toasts(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         await choose_chassis(pilot)  # used to die here: Autosave.lock() unguarded
@@ -37,8 +51,8 @@ async def test_unwritable_state_dir_warns_once_and_work_and_export_go_on(catalog
         await pick(pilot, "slot:3", "h200")
         assert isinstance(app.screen, BuildScreen)
         assert app.history is not None and app.history.current.slots.get("1") == GPU
-        warned = [n.message for n in app._notifications if "SLOTWISE_STATE_DIR" in n.message]
-        assert len(warned) == 1, warned  # one warning, not one per edit
+        warned = [m for m in said if "SLOTWISE_STATE_DIR" in m]
+        assert len(warned) == 1, said  # one warning, not one per edit
         assert "not autosaved" in warned[0] and str(blocker) in warned[0]
         out = tmp_path / "exported.toml"
         assert app.export_to(out, force=False)
@@ -52,6 +66,7 @@ async def test_discard_of_a_build_open_in_another_slotwise_is_refused(catalog, t
     slot = store.new()
     slot.save(Build(chassis=CHASSIS, slots={"1": GPU}))
     app = _app(catalog, state)
+    said = _toasts(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         assert isinstance(app.screen, RecoverScreen)  # listed while nobody edits it
@@ -60,8 +75,7 @@ async def test_discard_of_a_build_open_in_another_slotwise_is_refused(catalog, t
         await pilot.press("d", "y")
         await pilot.pause()
         assert slot.exists(), "a build open in another slotwise was discarded"
-        said = " ".join(n.message for n in app._notifications)
-        assert "open in another slotwise" in said
+        assert any("open in another slotwise" in m for m in said), said
         other.unlock()
 
 
