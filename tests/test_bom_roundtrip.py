@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from model_strategies import field_strategy, instances
 from test_bom_fixture import fixture_catalog
 
 from slotwise.engine.bom import BomMeta, export_bom, import_bom
@@ -38,34 +39,31 @@ sku_like = st.text(alphabet=string.ascii_letters + string.digits + "-+._ ", min_
 finite = st.floats(allow_nan=False, allow_infinity=False)
 
 
+# Every field of the workload is generated from its type (tests/model_strategies.py); only the
+# fields whose values the engine narrows further get a strategy of their own.
+WORKLOAD_OVERRIDES = {
+    "model": st.sampled_from(["test-7b", "not-a-preset"]),
+    "config": texts.filter(bool),
+    "arch": st.dictionaries(
+        st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
+        st.one_of(st.integers(-(2**40), 2**40), finite, st.booleans(), texts),
+        max_size=5,
+    ).filter(bool),
+    "lora_targets": st.lists(st.sampled_from(LORA_MODULES), max_size=7).map(tuple),
+}
+
+
 @st.composite
 def workloads(draw):
+    # model, config and arch name the model three ways: a workload names it at most one way
     which = draw(st.sampled_from(["model", "config", "arch", "none"]))
-    named = {}
-    if which == "model":
-        named["model"] = draw(st.sampled_from(["test-7b", "not-a-preset"]))
-    elif which == "config":
-        named["config"] = draw(texts.filter(bool))
-    elif which == "arch":
-        named["arch"] = draw(
-            st.dictionaries(
-                st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
-                st.one_of(st.integers(-(2**40), 2**40), finite, st.booleans(), texts),
-                max_size=5,
-            ).filter(bool)
-        )
-    return Workload(
-        **named,
-        method=draw(st.sampled_from(["inference", "lora", "qlora", "full", "pretrain"])),
-        precision=draw(st.sampled_from(["bf16", "fp16", "fp32", "fp8"])),
-        seq_len=draw(st.integers(1, 10**6)),
-        micro_batch=draw(st.integers(1, 512)),
-        grad_checkpointing=draw(st.sampled_from([None, True, False])),
-        lora_targets=tuple(draw(st.lists(st.sampled_from(LORA_MODULES), max_size=7))),
-        tokens=draw(st.none() | st.floats(min_value=1e-3, max_value=1e16)),  # parts.bounds
-        target_days=draw(st.none() | st.floats(min_value=1e-3, max_value=1e4)),
-        mfu=draw(st.none() | st.floats(min_value=1e-6, max_value=1.0)),
-    )
+    named = {k: None for k in ("model", "config", "arch") if k != which}
+    return draw(instances(Workload, WORKLOAD_OVERRIDES, base=named))
+
+
+def test_every_workload_field_has_a_strategy():
+    for name in Workload.model_fields:
+        assert name in WORKLOAD_OVERRIDES or field_strategy(Workload, name) is not None
 
 
 @st.composite
