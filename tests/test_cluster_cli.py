@@ -244,3 +244,22 @@ def test_compare_takes_cluster_documents(capsys, tmp_path):
     assert code == 0 and "leaf / spine / core" in md
     code, _, err = run(capsys, "compare", a, H200)
     assert code == 2 and "not both" in err
+
+
+def test_cable_reach_class_is_a_site_setting(capsys, tmp_path):
+    """NVIDIA structured-cabling requirements: multimode MPO to 30 m (OM3) / 50 m (OM4) for NDR
+    and 400G, single-mode MPO to 500 m, LC to 2 km.  The RA's 30 m NDR cable keeps its PN."""
+    j = js(capsys, "cluster", _doc(tmp_path, nodes=127))
+    assert j["fabric"]["compute"]["cable_reach"].startswith("multimode MPO, OM3")
+    assert any(ln["pn"] == "980-9I570-00N030" for ln in j["lines"])
+    j = js(capsys, "cluster", _doc(tmp_path, nodes=127), "--cable-m", "40")
+    assert j["fabric"]["compute"]["cable_reach"].startswith("multimode MPO, OM4")
+    pns = {ln["pn"] for ln in j["lines"]}
+    assert "980-9I570-00N030" not in pns and "980-9I510-00NS00" in pns  # SR8 optics still fit
+    j = js(capsys, "cluster", _doc(tmp_path, nodes=127), "--cable-m", "200")
+    assert j["fabric"]["compute"]["cable_reach"].startswith("single-mode MPO")
+    assert "980-9I510-00NS00" not in {ln["pn"] for ln in j["lines"]}
+    xdr = _doc(tmp_path, nodes=72, gbps=800, lpm=1)
+    assert js(capsys, "cluster", xdr)["fabric"]["compute"]["cable_reach"].startswith("single")
+    code, _, err = run(capsys, "cluster", _doc(tmp_path), "--cable-m", "3000")
+    assert code == 2 and "reach" in err

@@ -81,6 +81,7 @@ def cluster_toml(doc: ClusterDoc) -> str:
             "amps": feed.amps,
             "derating": feed.derating,
             "provisioning": plan.site.provisioning,
+            "cable_m": plan.site.cable_m,
         },
         "prices": prices or None,
         "plan": derived,

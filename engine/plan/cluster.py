@@ -36,7 +36,15 @@ from slotwise.engine.plan.racks import (
     Site,
     plan_racks,
 )
-from slotwise.engine.plan.switches import Switch, default_switch, optic, switch_by_key
+from slotwise.engine.plan.switches import (
+    REACHES,
+    Reach,
+    Switch,
+    default_switch,
+    optic,
+    reach_for,
+    switch_by_key,
+)
 
 DEFAULT_KW_PER_RACK = 40.0
 DEFAULT_RACK_U = 48
@@ -200,7 +208,7 @@ class ClusterPlan(BaseModel):
             "nic_gbps": self.nic_gbps,
             "nics_per_node": self.nics_per_node,
             "fabric": {
-                "compute": None if fab is None else _fabric_json(fab),
+                "compute": None if fab is None else _fabric_json(fab, self.site.cable_m),
                 "management": [
                     {
                         "role": g.role,
@@ -258,8 +266,9 @@ class ClusterPlan(BaseModel):
         }
 
 
-def _fabric_json(fab: ComputeFabric) -> dict:
+def _fabric_json(fab: ComputeFabric, cable_m: float) -> dict:
     sw = fab.switch
+    reach: Reach | None = reach_for(fab.gbps, cable_m)
     return {
         "switch_model": sw.name,
         "switch_key": sw.key,
@@ -277,6 +286,8 @@ def _fabric_json(fab: ComputeFabric) -> dict:
         "core": fab.core,
         "switches": fab.switches,
         "cables": dict(fab.cables),
+        "cable_m": cable_m,
+        "cable_reach": None if reach is None else reach.name,
         "transceivers_switch": fab.transceivers_switch,
         "transceivers_node": fab.transceivers_node,
         "power_typical_w": fab.power_typical_w,
@@ -311,6 +322,7 @@ def _lines(
     ]
     if fab is not None:
         sw = fab.switch
+        reach = reach_for(fab.gbps, site.cable_m) or REACHES[-1]
         unit_w = sw.power_max_w if sw.power_max_w is not None else sw.power_typical_w
         tiers = ["leaf", "spine", "core"][: fab.tiers if fab.tiers > 1 else 1]
         out.append(
@@ -324,7 +336,7 @@ def _lines(
             )
         )
         if fab.transceivers_switch:
-            o = optic(fab.gbps, "switch")
+            o = optic(fab.gbps, "switch", reach)
             out.append(
                 Line(
                     item=f"compute {o.name}",
@@ -335,7 +347,7 @@ def _lines(
                 )
             )
         role = "node" if fab.links_per_node_module > 1 else "node-single"
-        o = optic(fab.gbps, role)
+        o = optic(fab.gbps, role, reach)
         out.append(
             Line(
                 item=f"compute {o.name}",
@@ -345,7 +357,7 @@ def _lines(
                 source=o.source,
             )
         )
-        cable = optic(fab.gbps, "cable")
+        cable = optic(fab.gbps, "cable", reach)
         for key, label in (
             ("node_leaf", "node to leaf"),
             ("leaf_spine", "leaf to spine"),
@@ -481,6 +493,11 @@ def plan_nodes(
             notes.append(
                 f"One rail per GPU wants {want} fabric links a node; the node has {links} "
                 f"({node.nics_per_node} x {node.nic}): {fix}.  The fabric is sized for {want}."
+            )
+        if reach_for(node.nic_gbps, site.cable_m) is None:
+            raise FabricError(
+                f"a {site.cable_m:g} m cable run is past the longest optical reach class "
+                f"({REACHES[-1].max_m:g} m)"
             )
         fab = plan_compute_fabric(
             nodes,
@@ -638,7 +655,11 @@ def cluster_markdown(plan: ClusterPlan) -> str:
             + ") |"
         )
         cab = ", ".join(f"{k.replace('_', '→')} {v:,}" for k, v in fab.cables.items() if v)
-        lines.append(f"| cables | {cab} |")
+        reach = reach_for(fab.gbps, plan.site.cable_m)
+        lines.append(
+            f"| cables | {cab}; {reach.name if reach else 'unknown reach'} "
+            f"(longest run {plan.site.cable_m:g} m) |"
+        )
         ts = "unknown" if fab.transceivers_switch is None else f"{fab.transceivers_switch:,}"
         lines.append(f"| transceivers | {ts} switch side, {fab.transceivers_node:,} node side |")
     for g in plan.management:

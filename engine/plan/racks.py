@@ -72,6 +72,11 @@ class Site(BaseModel):
     rack_u: int = Field(48, ge=1, description="usable rack units (B200 guidance: >= 48U)")
     feed: Feed = Feed()
     provisioning: Literal["N", "2N"] = "N"
+    cable_m: float = Field(
+        30,
+        gt=0,
+        description="the longest fabric cable run, m: picks the reach class (the RA's 30 m)",
+    )
 
 
 class RackedDevice(BaseModel):

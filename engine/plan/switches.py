@@ -176,50 +176,83 @@ class Optic(BaseModel):
     source: str
 
 
-# NDR (400G) optics of the H100 SuperPOD BOM; XDR and Ethernet parts are not in a published BOM
-# we could reach, so they carry no part number ("PN needed" in the quote).
-OPTICS: dict[tuple[int, str], Optic] = {
-    (400, "switch"): Optic(
+CABLING = (
+    "NVIDIA Interconnect Structured Cabling Requirements for InfiniBand NDR/XDR and 400/800G "
+    "ETH (https://docs.nvidia.com/networking/display/intrcnctcabreqndr400eth): MPO multimode "
+    "up to 50 m for NDR and 400G ETH (OM3 to 30 m, OM4 to 50 m), MPO single-mode up to 500 m, "
+    "LC single-mode up to 2,000 m, patch panels included"
+)
+
+
+class Reach(BaseModel):
+    """A cable reach class: the longest run it covers and its fibre."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_m: float
+    name: str
+    mode: Literal["multimode", "single-mode"]
+
+
+REACHES: tuple[Reach, ...] = (
+    Reach(max_m=30, name="multimode MPO, OM3 (up to 30 m)", mode="multimode"),
+    Reach(max_m=50, name="multimode MPO, OM4 (up to 50 m)", mode="multimode"),
+    Reach(max_m=500, name="single-mode MPO, OS2 (up to 500 m)", mode="single-mode"),
+    Reach(max_m=2000, name="single-mode LC, OS2 (up to 2 km)", mode="single-mode"),
+)
+
+
+def reach_for(gbps: int, metres: float) -> Reach | None:
+    """The shortest-reach class that covers ``metres`` (CABLING); multimode only up to 400G
+    (the requirements give its reach for NDR and 400G ETH only).  None: past 2 km."""
+    for r in REACHES:
+        if r.max_m >= metres and (r.mode == "single-mode" or gbps <= 400):
+            return r
+    return None
+
+
+# NDR (400G) multimode optics of the H100 SuperPOD BOM (its cables are 30 m); other speeds, reach
+# classes and single-port cards are not in a published BOM we could reach, so they carry no part
+# number ("PN needed" in the quote).
+OPTICS: dict[tuple[int, str, str], Optic] = {
+    (400, "switch", "multimode"): Optic(
         name="twin-port 2x400G OSFP transceiver, finned (switch side)",
         pn="980-9I510-00NS00",
         reach="multimode, SR8",
         source=H100_RA,
     ),
-    (400, "node"): Optic(
+    (400, "node", "multimode"): Optic(
         name="twin-port 2x400G OSFP transceiver, flat-top (node side)",
         pn="980-9I51A-00NS00",
         reach="multimode, SR8",
         source=H100_RA,
     ),
-    (400, "cable"): Optic(
+    (400, "cable", REACHES[0].name): Optic(
         name="NDR multimode fibre cable, MPO-12 APC, 30 m",
         pn="980-9I570-00N030",
-        reach="optical, within 30 m",
+        reach=REACHES[0].name,
         source=H100_RA,
-    ),
-    (400, "node-single"): Optic(
-        name="single-port 400G OSFP transceiver, flat-top (one per single-port card)",
-        reach="multimode",
-        source="no published SuperPOD BOM line (PCIe cards are not in the DGX RA)",
     ),
 }
 
 
-def optic(gbps: int, role: str) -> Optic:
-    """The transceiver/cable of a link speed; one without a published part says so."""
-    found = OPTICS.get((gbps, role))
+def optic(gbps: int, role: str, reach: Reach = REACHES[0]) -> Optic:
+    """The transceiver (keyed by fibre mode) or cable (keyed by reach class) of a link speed;
+    one without a published part number says so."""
+    key = reach.name if role == "cable" else reach.mode
+    found = OPTICS.get((gbps, role, key))
     if found is not None:
         return found
     what = {
-        "switch": "switch-side OSFP transceiver (finned)",
-        "node": "node-side OSFP transceiver (flat-top)",
-        "node-single": "node-side single-port transceiver (flat-top)",
+        "switch": "twin-port OSFP transceiver, finned (switch side)",
+        "node": "twin-port OSFP transceiver, flat-top (node side)",
+        "node-single": "single-port OSFP transceiver, flat-top (one per single-port card)",
         "cable": "fibre cable",
     }[role]
     return Optic(
-        name=f"{gbps}G {what}",
-        reach="optical" if role == "cable" else "",
-        source="no part number in a published reference-architecture BOM",
+        name=f"{gbps}G {reach.mode} {what}",
+        reach=reach.name if role == "cable" else reach.mode,
+        source="no part number in a published reference-architecture BOM; reach: " + CABLING,
     )
 
 

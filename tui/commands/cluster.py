@@ -107,6 +107,12 @@ def register(sub) -> None:
         help="continuous-load factor of a circuit (0.8)",
     )
     s.add_argument("--provisioning", choices=("N", "2N"), help="circuit provisioning (N)")
+    s.add_argument(
+        "--cable-m",
+        type=_positive_float,
+        metavar="M",
+        help="longest fabric cable run in metres; picks the reach class (30)",
+    )
     s.add_argument("--prices", metavar="FILE_OR_URL", help="price list for the BOM lines")
     s.add_argument("--offline", action="store_true", help="no network: cached data only")
     t = p.add_argument_group("cost of owning the cluster (with --kwh-price)")
@@ -142,6 +148,8 @@ def _site(args: argparse.Namespace, base: Site | None) -> Site:
         upd["rack_u"] = args.rack_u
     if args.provisioning is not None:
         upd["provisioning"] = args.provisioning
+    if args.cable_m is not None:
+        upd["cable_m"] = args.cable_m
     return Site(**{**base.model_dump(exclude={"feed"}), **upd})
 
 
