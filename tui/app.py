@@ -742,7 +742,12 @@ class SlotwiseApp(App[int]):
 
         if self.history is None:
             return
-        default = self.bom_path or f"{self.history.current.chassis}.toml"
+        from slotwise.tui.screens.export import default_bom_name
+
+        meta = self.open_meta
+        default = self.bom_path or default_bom_name(
+            self.history.current.chassis, meta.customer, meta.project, self.clock()
+        )
 
         def chosen(path: str | None) -> None:
             if path is None:
@@ -757,7 +762,10 @@ class SlotwiseApp(App[int]):
 
                 self.push_screen(
                     ConfirmScreen(
-                        f"{p} already exists. Overwrite it?", yes="Overwrite", no="Keep it"
+                        f"{p} already exists. Overwrite it?",
+                        yes="Overwrite",
+                        no="Keep it",
+                        enter_means_yes=False,  # Enter, Enter never replaces a file
                     ),
                     answer,
                 )

@@ -5,7 +5,17 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from tui_helpers import CHASSIS, GPU, choose_chassis, goto, gpu_slots, pick, screen_text, started
+from tui_helpers import (
+    CHASSIS,
+    GPU,
+    choose_chassis,
+    goto,
+    gpu_slots,
+    keys_for,
+    pick,
+    screen_text,
+    started,
+)
 
 _spec = importlib.util.spec_from_file_location(
     "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
@@ -100,3 +110,101 @@ async def test_typing_in_the_picker_list_goes_to_the_search(make_app, catalog):
         await pilot.press("enter")
         await pilot.pause()
         assert app.editing.current.slots[gpu_slots(catalog, 1)[0]].startswith("NVIDIA-L4")
+
+
+# ----------------------------------------------------------------------------- item 5
+async def test_a_config_path_replaces_the_preset_and_a_preset_replaces_the_config(make_app):
+    from textual.widgets import Input, Select
+
+    from slotwise.engine.build import Build
+    from slotwise.engine.workload import Workload
+
+    cfg = str(
+        Path(__file__).resolve().parents[1] / "fixtures/configs/EleutherAI--gpt-j-6b/config.json"
+    )
+    start = Workload(model="llama-3.1-8b", method="inference")
+    app = make_app(build=Build(chassis=CHASSIS, slots={"1": GPU}, workload=start))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        form = app.screen
+        config = form.query_one("#wl-config", Input)
+        config.focus()
+        await pilot.pause()
+        await pilot.press(*keys_for(cfg))
+        await pilot.pause()
+        wl = app.editing.current.workload
+        assert wl.config == cfg and wl.model is None
+        assert form.query_one("#wl-model", Select).value == Select.NULL
+        shown = "\n".join(screen_text(app))
+        assert "not both" not in shown
+        assert "llama-3.1-8b" not in shown  # the preset box no longer shows it
+        # and back: choosing a preset empties the config field
+        sel = form.query_one("#wl-model", Select)
+        sel.focus()
+        await pilot.pause()
+        await pilot.press("enter", *keys_for("llama-3.1-8b"), "enter")
+        await pilot.pause()
+        wl = app.editing.current.workload
+        assert wl.model == "llama-3.1-8b" and wl.config is None
+        assert config.value == ""
+        assert "llama-3.1-8b" in "\n".join(screen_text(app))
+
+
+# ----------------------------------------------------------------------------- item 10
+async def test_export_proposes_customer_and_date_and_enter_keeps_an_existing_file(
+    make_app, catalog, tmp_path, monkeypatch
+):
+    from textual.widgets import Input
+
+    from slotwise.engine.bom.meta import BomMeta
+    from slotwise.tui.screens.confirm import ConfirmScreen
+    from slotwise.tui.screens.export import ExportScreen
+
+    monkeypatch.chdir(tmp_path)
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        app.state.meta = BomMeta(customer="ACME Labs", project="pilot")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        proposed = app.screen.query_one(Input).value
+        name = f"ACME-Labs-{CHASSIS}-2026-01-15.toml"  # the fixed clock's day
+        assert proposed == name
+        assert name in "\n".join(screen_text(app))
+        await pilot.press("enter")
+        await pilot.pause()
+        first = (tmp_path / name).read_bytes()
+        # Start over on the same chassis (Ctrl+N) and Enter, Enter: the file is kept.
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        await choose_chassis(pilot, CHASSIS)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        shown = "\n".join(screen_text(app))
+        assert "n / Esc / Enter: Keep it" in shown and "y: Overwrite" in shown
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert (tmp_path / name).read_bytes() == first  # kept
+        assert app.dirty  # still unexported: nothing was written
+
+
+def test_default_bom_name_never_reuses_an_existing_file(tmp_path):
+    from datetime import UTC, datetime
+
+    from slotwise.tui.screens.export import default_bom_name
+
+    day = datetime(2026, 1, 15, tzinfo=UTC)
+    assert default_bom_name("SYS-X", "", "", day, tmp_path) == "SYS-X-2026-01-15.toml"
+    assert (
+        default_bom_name("SYS-X", "", "Q1 plan", day, tmp_path) == "Q1-plan-SYS-X-2026-01-15.toml"
+    )
+    (tmp_path / "ACME-SYS-X-2026-01-15.toml").write_text("x")
+    assert default_bom_name("SYS-X", "ACME", "p", day, tmp_path) == "ACME-SYS-X-2026-01-15-2.toml"

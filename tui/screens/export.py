@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -10,6 +12,22 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from slotwise.tui.screens.base import AppModal
+
+
+def default_bom_name(
+    chassis: str, customer: str, project: str, when: datetime, folder: Path | None = None
+) -> str:
+    """A BOM file name two builds do not share by accident: the customer (or else the project),
+    the chassis and the date, e.g. ``acme-SYS-421GE-TNRT-2026-01-15.toml``; ``-2``, ``-3`` ...
+    when that file already exists in ``folder`` (default: the working directory)."""
+    who = re.sub(r"[^A-Za-z0-9]+", "-", customer.strip() or project.strip()).strip("-")[:40]
+    stem = "-".join(p for p in (who, chassis, f"{when:%Y-%m-%d}") if p)
+    folder = Path.cwd() if folder is None else folder
+    name, n = f"{stem}.toml", 1
+    while (folder / name).exists():
+        n += 1
+        name = f"{stem}-{n}.toml"
+    return name
 
 
 class PathPrompt(AppModal[str | None]):

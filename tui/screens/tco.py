@@ -308,7 +308,12 @@ class TcoScreen(AppScreen[None]):
                     self._write(p, markdown, overwrite=True)
 
             self.app.push_screen(
-                ConfirmScreen(f"{p} already exists. Overwrite it?", yes="Overwrite", no="Keep it"),
+                ConfirmScreen(
+                    f"{p} already exists. Overwrite it?",
+                    yes="Overwrite",
+                    no="Keep it",
+                    enter_means_yes=False,
+                ),
                 answer,
             )
 

@@ -323,6 +323,12 @@ class WorkloadForm(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         if self._by_user(event.input):
+            if event.input.id == "wl-config" and event.value.strip():
+                # a config / HF id replaces the preset (the form takes one or the other)
+                model = self.query_one("#wl-model", Select)
+                if model.value != Select.NULL:
+                    with self.prevent(Select.Changed):
+                        model.value = Select.NULL
             self._emit()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -336,6 +342,10 @@ class WorkloadForm(Vertical):
         event.stop()
         if not self._by_user(event.select):
             return
+        if event.select.id == "wl-model" and event.value != Select.NULL:
+            # a preset replaces the config / HF id
+            with self.prevent(Input.Changed):
+                self.query_one("#wl-config", Input).value = ""
         if event.select.id == "wl-recipe":
             # let the new recipe's defaults show through the knobs it governs
             with self.prevent(Input.Changed, Select.Changed):
