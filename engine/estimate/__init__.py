@@ -41,6 +41,7 @@ from slotwise.engine.estimate.serving import (
     kv_cache_dtype,
     kv_scale,
     make_replica,
+    max_users_per_replica,
     serving_estimate,
 )
 from slotwise.engine.estimate.serving_constants import SERVING_MBU, SERVING_MFU
@@ -274,7 +275,7 @@ def _memory(
             # The running batch is what the KV cache holds; the other users queue
             # (engine.estimate.serving).  At least one user is counted, for the verdict.
             room = cap - (mem.total_bytes - mem.kv_cache_bytes)
-            running = max(1, min(per_replica, math.floor(room / kv_one)))
+            running = max(1, min(per_replica, max_users_per_replica(room, kv_one)))
         mem = mem.model_copy(update={"kv_cache_bytes": kv_one * running})
         mem_notes.append(
             f"serving: KV cache ({kv_cache_dtype(workload)}) of {running} running user(s) x "

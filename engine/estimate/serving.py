@@ -77,6 +77,7 @@ from slotwise.engine.estimate.memory import (
 from slotwise.engine.estimate.serving_constants import (
     ALLREDUCE_LATENCY_S,
     KV_DTYPE_BYTES,
+    KV_POOL_FRACTION,
     LAYER_FLOOR_S_EAGER_EXTRA,
     LAYER_FLOOR_S_OPTIMIZED,
     MOE_EXPERT_FLOOR_S,
@@ -384,10 +385,11 @@ class Serving(BaseModel):
 
 
 def max_users_per_replica(free_bytes_per_gpu: float, kv_per_user_per_gpu: float) -> int:
-    """Users whose KV cache fits in what the weights and runtime leave free on each GPU."""
+    """Users whose KV cache fits in the engine's KV pool: ``KV_POOL_FRACTION`` of what the
+    weights and runtime leave free on each GPU."""
     if kv_per_user_per_gpu <= 0:
         return 0
-    return max(0, math.floor(free_bytes_per_gpu / kv_per_user_per_gpu))
+    return max(0, math.floor(free_bytes_per_gpu * KV_POOL_FRACTION / kv_per_user_per_gpu))
 
 
 def users_at_rate(replica: Replica, prompt: int, output: int, rate: float, cap: int) -> int:

@@ -69,6 +69,12 @@ PCIE_GBS_PER_DIRECTION = {3: 16.0 * 0.8, 4: 32.0 * 0.8, 5: 64.0 * 0.8, 6: 128.0 
 #: TensorRT-LLM ``--kv_cache_dtype fp8`` store it).
 KV_DTYPE_BYTES: dict[str, float] = {"fp8": 1.0, "bf16": 2.0, "fp16": 2.0, "fp32": 4.0}
 
+#: Share of the memory left after the weights that the engine gives its KV cache pool:
+#: TensorRT-LLM ``KvCacheConfig.free_gpu_memory_fraction`` defaults to 0.9 (NIM's TensorRT-LLM
+#: profiles keep it); vLLM's ``gpu_memory_utilization`` = 0.9 of the whole GPU leaves a
+#: similar share.  The running batch is capped by it.  Engine default, not fitted.
+KV_POOL_FRACTION = 0.9
+
 #: Prompt tokens a chunked prefill runs per engine iteration: vLLM's default
 #: ``max_num_batched_tokens`` with chunked prefill (2,048; vLLM docs, "Optimization and
 #: Tuning", chunked prefill).  Each chunk shares its iteration with one decode step of the

@@ -139,6 +139,15 @@ CAUSAL_ATTENTION_SHARE = 0.5
 #: Bytes per element of an FP8 cast: read the bf16 value (2), write FP8 (1) and its transposed
 #: copy for the backward (1).
 FP8_CAST_BYTES = 4.0
+#: Host memory traffic of one CPU Adam update per weight (DeepSpeed CPUAdam over fp32 state):
+#: read weight, gradient, m and v (16 B), write weight, m and v (12 B) and the 16-bit copy
+#: sent back (2 B).
+HOST_ADAM_BYTES = 30.0
+#: Host memory bandwidth one GPU's CPU Adam gets: a socket of 8 DDR5-4800 channels gives
+#: 8 x 4.8 GT/s x 8 B = 307 GB/s (JEDEC DDR5), STREAM-like streaming reaches ~60 % of it, shared
+#: by the 4 GPUs under that socket in an 8-GPU, 2-socket server: ~46 GB/s.  Assumed (no build
+#: CPU is known to the estimate), not fitted.
+HOST_MEMORY_GBS_PER_GPU = 307.0 * 0.6 / 4
 #: Gradient bucket of PyTorch DDP (``bucket_cap_mb=25``, torch.nn.parallel.DistributedDataParallel
 #: default): one all-reduce call per bucket.
 DDP_BUCKET_BYTES = 25 * 2**20
@@ -363,7 +372,12 @@ def step_time(
     shard = tp * (dp if parallel in ("zero1", "zero2", "zero3") else 1)
     t_opt = trainable / shard * _optimizer_bytes_per_param(workload) / bw
     if workload.offload != "none":
-        # Gradients go to the CPU and updated weights come back over PCIe each step.
+        # ZeRO-Offload (Ren et al. 2021, arXiv:2101.06840, section 4): 16-bit gradients go to
+        # the CPU, the CPU runs Adam over the fp32 state, the updated 16-bit weights come back,
+        # and the GPU waits (the delayed-update option is off by default).  CPU Adam is
+        # memory-bound on the host: HOST_ADAM_BYTES per weight at this GPU's share of the
+        # server's host memory bandwidth; the transfers run at the GPU's PCIe rate.
+        t_opt = trainable / shard * HOST_ADAM_BYTES / (HOST_MEMORY_GBS_PER_GPU * 1e9)
         t_opt += trainable / shard * 4.0 / (links.effective_pcie_gbs() * 1e9)
 
     raw = ga * t_micro + exposed + t_opt + STEP_FIXED_S  # = the breakdown's parts added up

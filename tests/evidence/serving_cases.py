@@ -64,6 +64,7 @@ H200 = "NVIDIA-H200-SXM-141GB"
 Kind = Literal[
     "ttft_ms",  # time to first token of one prompt on an idle server
     "itl_ms",  # inter-token latency at `batch` concurrent closed-loop users
+    "loaded_ttft_ms",  # time to first token at `batch` concurrent closed-loop users
     "decode_tok_s",  # generated tokens/s of a batch of `batch` sequences (decode phase only)
     "step_ms",  # one decode step of `batch` sequences
     "static_tok_s",  # static batch: B x OSL / (prefill of B prompts + OSL decode steps)
@@ -207,6 +208,39 @@ CASES: tuple[ServingCase, ...] = (
     ServingCase(
         "nim-70b-5000-500-c25-tok-s", "NIM", "llama-3.1-70b", H100, 2, "fp8", "loaded_tok_s",
         5000, 500, 623.4, batch=25,
+    ),
+    # The same NIM table's rows under load (added for issue 24 before any prediction was
+    # compared with them, all rows of the 5000/500 block not yet recorded; a copy of the table:
+    # github.com/zivbeker42/llm-guesstimator, tested_benchmarks/
+    # nim_llama33_70b_v1.8.0_2xH100_fp8TP2.csv).  Concurrency 100 is past the KV capacity
+    # of one TP2 replica: TTFT jumps to 8 s while tokens/s barely grows.
+    ServingCase(
+        "nim-70b-5000-500-c5-ttft", "NIM", "llama-3.1-70b", H100, 2, "fp8", "loaded_ttft_ms",
+        5000, 500, 546.7, batch=5,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c25-ttft", "NIM", "llama-3.1-70b", H100, 2, "fp8", "loaded_ttft_ms",
+        5000, 500, 688.69, batch=25,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c50-ttft", "NIM", "llama-3.1-70b", H100, 2, "fp8", "loaded_ttft_ms",
+        5000, 500, 834.51, batch=50,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c100-ttft", "NIM", "llama-3.1-70b", H100, 2, "fp8", "loaded_ttft_ms",
+        5000, 500, 7996.25, batch=100,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c50-itl", "NIM", "llama-3.1-70b", H100, 2, "fp8", "itl_ms",
+        5000, 500, 59.73, batch=50,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c100-itl", "NIM", "llama-3.1-70b", H100, 2, "fp8", "itl_ms",
+        5000, 500, 92.91, batch=100,
+    ),
+    ServingCase(
+        "nim-70b-5000-500-c100-tok-s", "NIM", "llama-3.1-70b", H100, 2, "fp8", "loaded_tok_s",
+        5000, 500, 917.26, batch=100,
     ),
     ServingCase(
         "nim-70b-500-2000-c1-itl", "NIM", "llama-3.1-70b", H100, 2, "fp8", "itl_ms",

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from functools import cache
 
 from slotwise.engine.estimate import usable_bytes
 from slotwise.engine.estimate.compute import peak_flops
 from slotwise.engine.estimate.memory import memory_per_gpu
-from slotwise.engine.estimate.serving import DEFAULTS, Constants, Replica, make_replica
+from slotwise.engine.estimate.serving import (
+    DEFAULTS,
+    Constants,
+    Replica,
+    make_replica,
+    max_users_per_replica,
+    ttft_under_load,
+)
 from slotwise.engine.model.params import count_params
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog, load_catalog
@@ -51,7 +57,7 @@ def max_users(rep: Replica, w: Workload) -> int:
     one = w.model_copy(update={"micro_batch": 1})
     mem, _ = memory_per_gpu(rep.arch, one, tp=rep.tp, dp=1, parallel="ddp", counts=rep.counts)
     free = usable_bytes(rep.gpu) - (mem.total_bytes - mem.kv_cache_bytes)
-    return max(1, math.floor(free / (rep.kv_bytes(w.seq_len))))
+    return max(1, max_users_per_replica(free, rep.kv_bytes(w.seq_len)))
 
 
 def predict(case: ServingCase, k: Constants = DEFAULTS) -> float:
@@ -61,10 +67,15 @@ def predict(case: ServingCase, k: Constants = DEFAULTS) -> float:
     mean_ctx = p + o / 2
     if case.kind == "ttft_ms":
         return 1e3 * rep.prefill(p).total
+    # Under load the running batch is what the KV cache holds; the rest queue (serving.py).
+    running = min(b, max_users(rep, w))
     if case.kind == "itl_ms":
-        return 1e3 * rep.loaded(b, p, o)[0]
+        return 1e3 * rep.loaded(running, p, o)[0]
     if case.kind == "loaded_tok_s":
-        return rep.loaded(b, p, o)[1]
+        return rep.loaded(running, p, o)[1]
+    if case.kind == "loaded_ttft_ms":
+        tps = rep.loaded(running, p, o)[1]
+        return 1e3 * ttft_under_load(rep, b, running, p, o, tps)[0]
     if case.kind == "decode_tok_s":
         return b / rep.decode_step(b, mean_ctx).total
     if case.kind == "step_ms":
