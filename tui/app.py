@@ -322,7 +322,9 @@ class SlotwiseApp(App[int]):
             if isinstance(loaded, ClusterDoc):
                 from slotwise.tui.screens.cluster import ClusterScreen
 
-                self.push_screen(ClusterScreen(loaded), lambda _: self.action_new_build())
+                self.push_screen(
+                    ClusterScreen(loaded, opened_file=True), lambda _: self.action_new_build()
+                )
                 return
             self._open_loaded(loaded)
             return

@@ -211,6 +211,13 @@ SUGGEST_KEYS: tuple[Key, ...] = (
         "Open the highlighted build in the build screen (undo returns to the previous one).",
         bind=False,
     ),
+    Key(
+        "suggest.cluster",
+        "f6",
+        "cluster",
+        "Cluster",
+        "Open the highlighted cluster suggestion in the cluster view: fabric, racks, power.",
+    ),
     Key("suggest.close", "escape", "close", "Back", "Back to the build screen."),
 )
 

@@ -96,3 +96,34 @@ async def test_a_bad_cluster_document_says_what_is_wrong(make_app, tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, ErrorScreen)
         assert "[cluster] nodes" in app.screen.message
+
+
+async def test_a_cluster_suggestion_opens_in_the_cluster_view(make_app):
+    from textual.widgets import OptionList
+    from tui_helpers import CHASSIS
+
+    from slotwise.engine.build import Build
+    from slotwise.engine.workload import Workload
+    from slotwise.tui.screens.suggest import SuggestScreen
+
+    wl = Workload(model="llama-3.1-405b", method="full", tokens=1e10)  # no single server runs it
+    app = make_app(build=Build(chassis=CHASSIS, workload=wl))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f7")
+        await pilot.pause()
+        sg = app.screen
+        assert isinstance(sg, SuggestScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert sg.result is not None and sg.result.multi_node
+        sg.query_one("#sg-list", OptionList).focus()
+        await pilot.press("f6")
+        await pilot.pause()
+        view = app.screen
+        assert isinstance(view, ClusterScreen) and view.doc is not None
+        first = sg.result.suggestions[0]
+        assert _text(view, "#cl-summary").startswith(f"✓ {first.nodes} nodes")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is sg

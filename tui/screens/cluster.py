@@ -168,10 +168,12 @@ class ClusterScreen(AppScreen[None]):
     ClusterScreen #cl-body { height: 1fr; border-top: hkey $primary-darken-2; padding: 0 1; }
     """
 
-    def __init__(self, doc: ClusterDoc | None = None) -> None:
-        """``doc``: a saved cluster document to show (the app opened it); else this build's."""
+    def __init__(self, doc: ClusterDoc | None = None, *, opened_file: bool = False) -> None:
+        """``doc``: a cluster to show (a document the app opened, ``opened_file``, or a cluster
+        suggestion); else the cluster of the build being edited."""
         super().__init__()
         self.doc = doc
+        self.opened_file = opened_file
         self.plan: ClusterPlan | None = None
 
     def compose(self) -> ComposeResult:
@@ -180,7 +182,9 @@ class ClusterScreen(AppScreen[None]):
             title = "[b]Cluster[/b] of this build — Enter/F9 plan · Esc back"
             nodes, kw, volts, amps = "", f"{DEFAULT_KW_PER_RACK:g}", "415", "60"
         else:
-            title = "[b]Cluster document[/b] — Enter/F9 plan · Esc: a new build"
+            title = "[b]Cluster document[/b] — Enter/F9 plan · " + (
+                "Esc: a new build" if self.opened_file else "Esc back"
+            )
             site = doc.plan.site
             nodes, kw = str(doc.plan.nodes), f"{site.rack_kw:g}"
             volts, amps = f"{site.feed.volts:g}", f"{site.feed.amps:g}"

@@ -420,5 +420,20 @@ class SuggestScreen(AppScreen[None]):
             answer,
         )
 
+    def action_cluster(self) -> None:
+        """The highlighted suggestion's cluster in the cluster view (engine.plan.cluster's plan,
+        as suggest made it)."""
+        from slotwise.engine.bom.cluster_doc import ClusterDoc
+        from slotwise.tui.screens.cluster import ClusterScreen
+
+        options = self.query_one("#sg-list", OptionList)
+        index = options.highlighted
+        option = None if index is None else options.get_option_at_index(index)
+        s = None if option is None else self._selected(option.id)
+        if s is None or s.cluster is None:
+            self.notify("The highlighted suggestion is one server: there is no cluster to plan.")
+            return
+        self.app.push_screen(ClusterScreen(ClusterDoc(plan=s.cluster)))
+
     def action_close(self) -> None:
         self.dismiss(None)
