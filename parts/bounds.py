@@ -294,6 +294,10 @@ Fraction = Annotated[
 DropoutRate = Annotated[
     float, float_range(0, 1, "probability", "a dropout probability; 0 = off"), FloatSized
 ]
+#: A planning margin in [0, 1] (0.15 = 15 % better than the target; 0 = none).
+PlanningMargin = Annotated[
+    float, float_range(0, 1, "fraction", "a planning margin; 0 = none"), FloatSized
+]
 #: Concurrent users of a serving deployment (a large public service: ~10^6 at once).
 ConcurrentUsers = Annotated[int, int_range(1, 1 << 30, "users", "served at once"), StrictNumber]
 #: Tokens per second (per user or per GPU; the fastest decoders today: ~10^4 tokens/s).

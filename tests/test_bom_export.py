@@ -86,7 +86,8 @@ def test_markdown_summary(capsys):
         "NVIDIA NVLink bridge, 4-way (NVL4), for H200 NVL |" in md
     )
     assert "## Budgets" in md and "Power, DC (worst-case load vs PSU output)" in md
-    assert "Workload verdict: **Fits** on 8 × NVIDIA H200 NVL 141GB" in md
+    assert "Workload verdict: **fits in memory" in md
+    assert "fits on 8 × NVIDIA H200 NVL 141GB" in md
     assert "## Assumptions" in md and "## Findings" not in md
 
 
@@ -104,7 +105,7 @@ def test_markdown_open_points_in_words_and_the_engineering_notes_beside(capsys, 
     assert code == 0
     assert "## Open points" in md and "- Must change: " in md
     assert "workload_fit.gpu_memory" not in md and "*Fix:*" not in md
-    assert "Workload verdict: **Does not fit**" in md
+    assert "Workload verdict: **does not fit in memory" in md
     text = notes.read_text()
     assert "### Errors (1)" in text
     assert "✗ **workload_fit.gpu_memory**" in text and "*Fix:*" in text

@@ -103,12 +103,21 @@ def test_cluster_section_matches_engine_cluster(capsys, catalog):
 
 
 def test_cluster_node_count_is_the_fewest_that_fits(catalog):
-    """Independent check with the estimator: n nodes fit, n - 1 do not."""
+    """Independent check with the estimator: n nodes fit with the planning margin (memory x
+    (1 + the held-out memory error) within the usable memory), n - 1 do not."""
+    from slotwise.engine.check.margin import MEMORY_HELD_OUT_ERROR
+
     build, report = _loaded(NO_FIT, catalog)
     plan = cluster_for_build(build, catalog, report).plan
     gpu = catalog.gpus["NVIDIA-L40S-48GB"]
     arch = resolve_arch(build.workload, catalog, offline=True)
-    fit = lambda n: estimate(build.workload, gpu, 4 * n, arch=arch, gpus_per_server=4).fits  # noqa: E731
+
+    def fit(n: int) -> bool:
+        e = estimate(build.workload, gpu, 4 * n, arch=arch, gpus_per_server=4)
+        return (
+            e.fits and e.memory_per_gpu.total_bytes * (1 + MEMORY_HELD_OUT_ERROR) <= e.usable_bytes
+        )
+
     assert fit(plan.nodes) and not fit(plan.nodes - 1)
     # at least the estimator's own single-server minimum, in whole nodes
     assert plan.nodes >= math.ceil(report.estimate.min_gpus / 4) - 1
@@ -130,7 +139,7 @@ def test_target_days_needs_a_cluster_and_kw_per_rack_flag(capsys, catalog, tmp_p
     assert plan.racks == math.ceil(plan.nodes / 2) + network
     code, md, err = run(capsys, "export", str(bom), "--format", "md", "--kw-per-rack", "25")
     assert code == 0, err
-    assert "over the target of 2 days" in md
+    assert "(target 2 days" in md
     assert _row(md, "nodes") == f"{plan.nodes} x SYS-821GE-TNHR"
     assert _row(md, "racks") == f"{plan.racks} (2 nodes per rack at 25 kW, 48U)"
 
@@ -244,8 +253,10 @@ def test_target_days_node_count_is_minimal(catalog, target):
     build = loaded.build.with_(workload=wl)
     report = evaluate(build, catalog)
     bc = cluster_for_build(build, catalog, report)
+    from slotwise.engine.check.margin import TIME_HELD_OUT_ERROR
+
     hours = report.estimate.train_hours
-    if hours <= target * 24:
+    if hours * (1 + TIME_HELD_OUT_ERROR) <= target * 24:
         assert bc is None
         return
     plan = bc.plan
@@ -253,8 +264,9 @@ def test_target_days_node_count_is_minimal(catalog, target):
     arch = resolve_arch(wl, catalog, offline=True)
 
     def meets(n: int) -> bool:
+        """Within the target with the planning margin (the held-out time error)."""
         e = estimate(wl, gpu, 8 * n, arch=arch, gpus_per_server=8)
-        return e.fits and e.train_hours <= target * 24
+        return e.fits and e.train_hours * (1 + TIME_HELD_OUT_ERROR) <= target * 24
 
     assert meets(plan.nodes)
     assert not meets(plan.nodes - 1)

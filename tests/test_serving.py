@@ -157,7 +157,7 @@ def test_estimate_text_shows_serving_block(capsys):
     main(["estimate", "llama-3.1-8b", "--users", "8", "--tokens-per-user-s", "50"])
     out = capsys.readouterr().out
     assert "time to first token" in out and "tokens/s per server" in out
-    assert "servers for 8 users at 50 tokens/s" in out
+    assert "1 server for 8 users at 50 tokens/s each" in out
 
 
 def _report(workload: Workload):

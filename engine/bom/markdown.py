@@ -433,20 +433,24 @@ def _verdict(report: Report, catalog: Catalog | None = None) -> str:
         )
     v = report.verdict or verdict(est, None)
     gpu = describe(catalog, v.gpu) if catalog is not None else v.gpu
-    parts = []
-    if v.fits:
-        parts.append(f"**Fits** on {v.gpus} × {gpu}")
-    else:
-        more = f"; needs at least {v.min_gpus} GPUs of this model" if v.min_gpus else ""
-        parts.append(f"**Does not fit** on {v.gpus} × {gpu}{more}")
+    parts = [f"**{v.headline}**"]
+    parts.append(f"{'fits' if v.fits else 'does not fit'} on {v.gpus} × {gpu}")
+    if not v.fits and v.min_gpus:
+        parts[-1] += f"; needs at least {v.min_gpus} GPUs of this model"
     if v.capacity_bytes:
         parts.append(
             f"{v.need_bytes / GiB:,.1f} GiB needed per GPU of {v.capacity_bytes / GiB:,.1f} GiB"
         )
     if v.train_hours is not None:
-        parts.append(f"about {v.train_hours:,.1f} h ({v.train_hours / 24:,.1f} days) to train")
+        parts.append(
+            f"about {v.train_hours:,.1f} h ({v.train_hours / 24:,.1f} days) to train on this server"
+        )
     if v.decode_tokens_per_s is not None:
         parts.append(f"about {v.decode_tokens_per_s:,.0f} tokens/s decode")
+    if v.sizing is not None:
+        parts.append("sizing: " + v.sizing.summary())
+        if v.sizing.load:
+            parts.append(f"serving figures hold at {v.sizing.load}")
     return "Workload verdict: " + "; ".join(parts) + "."
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from slotwise.engine.check.sizing import Sizing
 from slotwise.engine.estimate import Estimate
 from slotwise.engine.estimate.serving import Serving
 from slotwise.engine.workload import Workload
@@ -92,6 +93,35 @@ class Verdict(BaseModel):
     serving: Serving | None = None
     #: GPUs the estimator says finish within the target (None: no target, or unknown).
     gpus_for_target: int | None = None
+    #: The one sizing answer for the build (engine.check.sizing): servers and why.
+    sizing: Sizing | None = None
+
+    @property
+    def servers(self) -> int | None:
+        """Servers like this one the workload needs (None: unknown or cannot be sized)."""
+        return self.sizing.servers if self.sizing is not None else None
+
+    @property
+    def status(self) -> str:
+        """'ok' (one server meets everything with the margin), 'tight' (one server meets it
+        only inside the margin), 'miss' (it does not fit, or more servers are needed, or none
+        can be sized) or 'unknown' (a target's figure is unknown)."""
+        sz = self.sizing
+        if not self.fits:
+            return "miss"
+        if sz is None:
+            return "unknown" if self.target is not None and self.target.met is None else "ok"
+        if sz.servers is None:
+            return "miss"
+        if sz.servers > 1:
+            return "tight" if all(n.bare == 1 for n in sz.needs if n.known) else "miss"
+        return "unknown" if sz.unknown else "ok"
+
+    @property
+    def headline(self) -> str:
+        """The workload verdict as a whole, in one line: memory, then each target, then the
+        servers ("fits in memory · misses the 30-day target: 9 servers needed")."""
+        return headline(self)
 
     @property
     def misses_target(self) -> bool:
@@ -104,21 +134,6 @@ class Verdict(BaseModel):
         if self.fits or not self.min_gpus or self.min_gpus <= self.gpus:
             return None
         return self.min_gpus - self.gpus
-
-    @property
-    def servers(self) -> int | None:
-        """Servers like this one the workload needs: for a training target, those that finish
-        within it (:func:`servers_for_target`); for serving with a per-user rate, those that
-        give every user that rate (engine.estimate.serving); 1 when the job fits and nothing
-        asks for more; None when it does not fit or the figure is unknown."""
-        if self.target is not None and self.target.met is not None:
-            if self.target.met:
-                return 1 if self.fits else None
-            return servers_for_target(self.target, self.gpus_for_target, self.gpus)
-        sv = self.serving
-        if sv is not None and sv.tokens_per_user_s_target:
-            return sv.servers_for_users
-        return 1 if self.fits else None
 
     def to_json(self) -> dict:
         """The verdict as the CLI's ``validate --json`` ``workload`` object (docs/CLI.md)."""
@@ -150,10 +165,89 @@ class Verdict(BaseModel):
                 "tokens_per_s_per_server": sv.tokens_per_s_per_server,
             },
             "servers": self.servers,
+            "status": self.status,
+            "headline": self.headline,
+            "sizing": self.sizing.to_json() if self.sizing is not None else None,
         }
 
 
-def verdict(est: Estimate, workload: Workload | None) -> Verdict:
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f} %"
+
+
+def _memory_part(v: Verdict) -> tuple[str, bool]:
+    """(words, missed on one server)."""
+    sz = v.sizing
+    need = sz.need("memory") if sz is not None else None
+    if not v.fits:
+        return "does not fit in memory", True
+    if sz is not None and need is not None and need.servers is not None and need.servers > 1:
+        return f"tight in memory (fits only inside the {_pct(sz.margin.memory)} margin)", True
+    spare = 1 - v.need_bytes / v.usable_bytes if v.usable_bytes else 0.0
+    return f"fits in memory ({_pct(spare)} spare)", False
+
+
+def _target_part(v: Verdict, kind: str, what: str) -> tuple[str, bool] | None:
+    """('meets WHAT with X % margin' / 'tight on WHAT' / 'misses WHAT', missed on one server)."""
+    sz = v.sizing
+    need = sz.need(kind) if sz is not None else None  # type: ignore[arg-type]
+    if sz is None or need is None:
+        return None
+    if not need.known:
+        return f"{what}: unknown", False
+    if need.servers == 1:
+        return f"meets {what}{_slack(v, kind)}", False
+    if need.bare == 1:
+        return f"tight on {what} (met only inside the {_pct(_margin(sz, kind))} margin)", True
+    if need.servers is None and need.bare is None:
+        return f"misses {what}: out of reach on servers like this", False
+    return f"misses {what}", True
+
+
+def _margin(sz: Sizing, kind: str) -> float:
+    return {"memory": sz.margin.memory, "time": sz.margin.time}.get(kind, sz.margin.serving)
+
+
+def _slack(v: Verdict, kind: str) -> str:
+    """' with X % margin': how far the one-server estimate beats the target."""
+    if kind == "time" and v.target is not None and v.train_hours:
+        return f" with {_pct(v.target.target_hours / v.train_hours - 1)} margin"
+    sv = v.serving
+    if kind == "serving" and sv is not None and sv.tokens_per_user_s_target:
+        return f" with {_pct(sv.tokens_per_s_per_user / sv.tokens_per_user_s_target - 1)} margin"
+    return ""
+
+
+def headline(v: Verdict) -> str:
+    parts: list[tuple[str, bool] | None] = [_memory_part(v)]
+    if v.target is not None:
+        parts.append(_target_part(v, "time", f"the {v.target.target_days:g}-day target"))
+    sv = v.serving
+    if sv is not None and sv.tokens_per_user_s_target:
+        what = f"{sv.tokens_per_user_s_target:g} tokens/s for {sv.users:,} users"
+        parts.append(_target_part(v, "serving", what))
+    elif sv is not None and v.sizing is not None and v.sizing.need("serving") is not None:
+        parts.append(_target_part(v, "serving", f"{sv.users:,} users"))
+    words = [p for p in parts if p is not None]
+    sz = v.sizing
+    tail = ""
+    if sz is not None and sz.servers is None and sz.problem:
+        tail = sz.short_problem or f"cannot size: {sz.problem}"
+    elif sz is not None and sz.servers is not None and sz.servers > 1:
+        count = f"{sz.servers:,} servers needed"
+        missed = [i for i, (_, miss) in enumerate(words) if miss]
+        if missed:
+            i = missed[-1]
+            words[i] = (f"{words[i][0]}: {count}", True)
+        else:
+            tail = count
+    elif sz is not None and sz.servers == 1:
+        tail = "1 server"
+    texts = [t for t, _ in words] + ([tail] if tail else [])
+    return " · ".join(texts)
+
+
+def verdict(est: Estimate, workload: Workload | None, sizing: Sizing | None = None) -> Verdict:
     return Verdict(
         fits=est.fits,
         gpu=est.gpu,
@@ -167,4 +261,5 @@ def verdict(est: Estimate, workload: Workload | None) -> Verdict:
         decode_tokens_per_s=est.decode_tokens_per_s,
         serving=est.serving,
         gpus_for_target=est.gpus_for_target_days,
+        sizing=sizing,
     )

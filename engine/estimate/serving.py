@@ -482,9 +482,8 @@ def serving_estimate(
             replicas_needed = math.ceil(users / at_target)
             servers_needed = math.ceil(replicas_needed * replica.tp / max(1, gpus_per_server))
             notes.append(
-                f"{users} users at {target:g} tokens/s each: {at_target} per replica, "
-                f"{replicas_needed} replica(s) of {replica.tp} GPU(s) = {servers_needed} "
-                f"server(s) of {gpus_per_server} GPUs"
+                f"{users} users at {target:g} tokens/s each: {at_target} per replica of "
+                f"{replica.tp} GPU(s), {replicas_needed} replica(s) before any planning margin"
             )
         else:
             notes.append(

@@ -315,29 +315,40 @@ def _power_rows(evs: Sequence[_Evaluated], catalog: Catalog) -> list[Row]:
 
 
 def _cluster_rows(evs: Sequence[_Evaluated], catalog: Catalog) -> list[Row]:
+    """Servers from the one sizing answer (report.verdict.sizing); racks from its cluster."""
     servers: list[Cell] = []
     racks: list[Cell] = []
     space: list[Cell] = []
+    margin: list[Cell] = []
     for ev in evs:
-        bc = cluster_for_build(ev.build, catalog, ev.report)
+        v = ev.report.verdict
+        sz = v.sizing if v is not None else None
         ch = catalog.chassis.get(ev.build.chassis)
         u = ch.form_factor_u if ch is not None else None
-        if bc is None:
-            n = 1 if ev.report.estimate is not None else None
-            servers.append(Cell(value=n, text=str(n) if n else "n/a"))
-            racks.append(Cell(value=1 if n else None, text="1" if n else "n/a"))
-        elif bc.plan is None:
-            servers.append(Cell(value=None, text=f"cannot size: {bc.problem}"))
+        margin.append(Cell(value=None, text=sz.margin.short() if sz else "n/a"))
+        if sz is None:
+            servers.append(Cell(value=None, text="n/a"))
             racks.append(Cell(value=None, text="n/a"))
+        elif sz.servers is None:
+            fix = f"; fix: {sz.fix}" if sz.fix else ""
+            servers.append(Cell(value=None, text=f"cannot size: {sz.problem}{fix}"))
+            racks.append(Cell(value=None, text="n/a"))
+        elif sz.servers == 1:
+            servers.append(Cell(value=1, text="1" + (" (tight)" if sz.tight else "")))
+            racks.append(Cell(value=1, text="1"))
         else:
-            servers.append(Cell(value=bc.plan.nodes, text=str(bc.plan.nodes)))
-            r = bc.plan.racks
+            servers.append(
+                Cell(value=sz.servers, text=f"{sz.servers:,}" + (" (tight)" if sz.tight else ""))
+            )
+            bc = cluster_for_build(ev.build, catalog, ev.report)
+            r = bc.plan.racks if bc is not None and bc.plan is not None else None
             racks.append(Cell(value=r, text=str(r) if r is not None else "unknown"))
         n_val = servers[-1].value
         total_u = n_val * u if isinstance(n_val, int) and u else None
         space.append(Cell(value=total_u, text=f"{total_u}U" if total_u else "unknown"))
     return [
         _row("servers", "servers for the workload", servers, "", "lower"),
+        _row("planning_margin", "planning margin", margin),
         _row("rack_units_total", "rack units for the workload", space, "U", "lower"),
         _row("racks", "racks", racks, "", "lower"),
     ]

@@ -1,13 +1,11 @@
 """Cluster sizing and TCO for one saved build (the Markdown export's extra sections).
 
 ``cluster_for_build(build, catalog, report, kw_per_rack)`` says whether the build's workload needs
-more than this one server and, if so, sizes a cluster of identical copies of it with
-:func:`engine.plan.cluster.plan_nodes` (the one cluster plan).  A cluster is needed when the estimator's fit fails on this
-server's GPUs, or when training misses ``target_days``; the node count is the fewest copies for
-which the same estimator (``engine.estimate.estimate`` with ``gpus_per_server`` = this server's
-GPU count) both fits and meets the target.  Memory per GPU and training time both fall as GPUs are
-added, so doubling then bisecting finds that count exactly (the same search as
-``engine.plan.suggest``).
+more than this one server and, if so, lays out a cluster of identical copies of it with
+:func:`engine.plan.cluster.plan_nodes` (the one cluster plan).  The node count is the report's
+one sizing answer (``report.verdict.sizing``, :mod:`engine.check.sizing`: memory, time and
+serving targets with the planning margin, and the build's scale-out NICs); nothing here decides
+a count.
 
 Training across nodes gets one high-speed NIC per GPU (rail-optimised fabric, NVIDIA DGX
 SuperPOD reference architecture); the NIC is the build's own fast NIC, else the catalog NIC the
@@ -26,9 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from slotwise.engine.bom.items import gpu_inventory, line_items
 from slotwise.engine.build import Build
 from slotwise.engine.check.report import Report
-from slotwise.engine.check.verdict import target_check
 from slotwise.engine.cost.tco import TcoInputs, TcoResult, compute_tco
-from slotwise.engine.estimate import Estimate
 from slotwise.engine.plan.cluster import (
     DEFAULT_KW_PER_RACK,
     DEFAULT_RACK_U,
@@ -36,7 +32,6 @@ from slotwise.engine.plan.cluster import (
     NodeSpec,
     plan_nodes,
 )
-from slotwise.engine.plan.node_search import fewest_passing
 from slotwise.engine.plan.racks import Site
 from slotwise.parts.catalog import Catalog, onboard_nics
 from slotwise.parts.schema import Nic
@@ -48,26 +43,15 @@ DEFAULT_MAX_NODES = 1024
 
 
 def needs_cluster(build: Build, report: Report) -> str | None:
-    """Why the build's workload needs more than this server, or None."""
-    wl = build.workload
-    est = report.estimate
-    if wl is None or est is None:
+    """Why the build's workload needs more than this server (the one sizing answer's deciding
+    need, or its problem), or None."""
+    sz = report.verdict.sizing if report.verdict is not None else None
+    if build.workload is None or sz is None or sz.servers == 1:
         return None
-    if not est.fits:
-        need = est.min_gpus
-        return f"the workload does not fit on {est.gpus} GPUs" + (
-            f" (the estimate needs at least {need})" if need else ""
-        )
-    return _misses_target(est, build)
-
-
-def _misses_target(est: Estimate, build: Build) -> str | None:
-    """Why training on ``est`` misses the build's target (None: it meets it, no target applies,
-    or the time is unknown)."""
-    check = target_check(build.workload, est.train_hours)
-    if check is None or check.met is not False or check.days is None:
-        return None
-    return f"training takes {check.days:,.1f} days, over the target of {check.target_days:g} days"
+    d = sz.deciding
+    if sz.servers is not None and d is not None and (d.servers or 0) > 1:
+        return d.text
+    return sz.problem
 
 
 def _fast_nic(build: Build, catalog: Catalog, min_gbps: int) -> tuple[Nic | None, int]:
@@ -86,39 +70,6 @@ def _fast_nic(build: Build, catalog: Catalog, min_gbps: int) -> tuple[Nic | None
         if n.port_gbps >= min_gbps and n.form not in ("OCP3", "onboard", None) and n.pcie_lanes
     ]
     return (min(options, key=lambda n: (n.port_gbps, n.sku)) if options else None), 0
-
-
-def _fewest_nodes(build: Build, catalog: Catalog, gpu_sku: str, per_node: int, max_nodes: int):
-    """(nodes, estimate) or a reason string; see the module doc."""
-    from slotwise.engine.estimate import estimate
-    from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
-
-    wl = build.workload
-    gpu = catalog.gpus.get(gpu_sku)
-    if wl is None or gpu is None:
-        return "the GPU or workload is unknown"
-    try:
-        arch = resolve_arch(wl, catalog, offline=True)
-    except ModelResolveError as exc:
-        return str(exc)
-    memo: dict[int, Estimate] = {}
-
-    def est(k: int) -> Estimate:
-        if k not in memo:
-            memo[k] = estimate(wl, gpu, per_node * k, arch=arch, gpus_per_server=per_node)
-        return memo[k]
-
-    def ok(k: int) -> bool:
-        e = est(k)
-        return bool(e.fits) and _misses_target(e, build) is None
-
-    def stuck(_k: int) -> str | None:
-        # An unknown training time does not count as missing the target here (needs_cluster
-        # sizes for memory then), so only memory decides and more nodes always can help.
-        return None
-
-    found = fewest_passing(ok, stuck, max_nodes, per_node)
-    return found if isinstance(found, str) else (found, est(found))
 
 
 class BuildCluster(BaseModel):
@@ -167,17 +118,21 @@ def cluster_for_build(
 def nodes_for_workload(
     build: Build, catalog: Catalog, report: Report, max_nodes: int = DEFAULT_MAX_NODES
 ) -> int | str:
-    """The fewest copies of ``build`` that run its workload (fits and meets the target), or why
-    that cannot be sized (see the module doc)."""
-    est = report.estimate
+    """Copies of ``build`` its workload needs: the report's one sizing answer
+    (:mod:`engine.check.sizing`), or why it cannot be sized (no scale-out NIC, out of reach,
+    over ``max_nodes``)."""
     per_node, _mem = gpu_inventory(build, catalog)
-    gpu_sku = est.gpu if est is not None else None
-    if not per_node or not gpu_sku:
-        return (
-            "the build has no GPUs to copy" if not per_node else "the workload estimate is unknown"
-        )
-    found = _fewest_nodes(build, catalog, gpu_sku, per_node, max_nodes)
-    return found if isinstance(found, str) else found[0]
+    if not per_node:
+        return "the build has no GPUs to copy"
+    sz = report.verdict.sizing if report.verdict is not None else None
+    if sz is None:
+        return "the workload estimate is unknown"
+    if sz.servers is None:
+        why = sz.problem or "it could not be sized"
+        return why + (f" (fix: {sz.fix})" if sz.fix else "")
+    if sz.servers > max_nodes:
+        return f"it takes {sz.servers:,} servers, more than the limit of {max_nodes:,}"
+    return sz.servers
 
 
 def node_spec(

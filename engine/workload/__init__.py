@@ -22,6 +22,7 @@ from slotwise.parts.bounds import (
     Fraction,
     LoraRank,
     MicroBatch,
+    PlanningMargin,
     TargetDays,
     TensorParallel,
     TokenRate,
@@ -223,6 +224,9 @@ class Workload(BaseModel):
     # where an optimised engine serves FP8 weights (TensorRT-LLM's FP8 recipe), else the
     # activations' dtype.
     kv_cache_dtype: KvCacheDtype | None = None
+    # Planning margin (engine.check.margin): the share by which an estimate must beat a target
+    # (memory, time, serving) before it counts as met.  None = each estimate's held-out error.
+    margin: PlanningMargin | None = None
 
     @field_validator("parallel", mode="before")
     @classmethod

@@ -82,12 +82,12 @@ async def test_no_stale_verdict_beside_an_input_error(make_app):
         await started(pilot)
         await pilot.press("f4")
         await pilot.pause()
-        assert "✔ FITS" in _verdict(app)
+        assert "✔ OK  fits in memory" in _verdict(app)
         await set_input(pilot, app.screen.query_one("#wl-config", Input), HUB_ID)
         await pilot.pause()
         verdict = _verdict(app)
         assert "✖ INPUT" in verdict and "not both" in verdict
-        assert "FITS" not in verdict and "DOES NOT FIT" not in verdict, verdict
+        assert "in memory" not in verdict, verdict
 
 
 async def test_no_gpu_says_fit_gpus_first(make_app):
@@ -121,7 +121,7 @@ async def test_hub_id_not_cached_offers_a_fetch_and_enter_fetches(make_app, tmp_
             await pilot.pause()
             verdict = _verdict(app)
             assert "from the local cache" in verdict and "not in the local cache" not in verdict
-            assert "FITS" in verdict, verdict  # an estimate now: ✔ FITS or ✖ DOES NOT FIT
+            assert "in memory" in verdict, verdict  # an estimate now: the headline
             assert app.report.estimate is not None
 
 

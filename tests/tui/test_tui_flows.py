@@ -89,7 +89,7 @@ async def test_whole_flow_chassis_to_exported_bom(make_app, tmp_path, monkeypatc
             w is not None and w.model == "llama-3.1-8b" and w.tokens == 1e9 and w.method == "lora"
         )
         verdict = str(app.screen.query_one("#verdict", Static).render())
-        assert "FITS" in verdict and "Time to train" in verdict
+        assert "fits in memory" in verdict and "Time to train" in verdict
 
         # The BOM view lists the line items as they will be exported.
         await pilot.press("f5")
@@ -325,7 +325,7 @@ async def test_workload_from_a_config_json_file(make_app, catalog, tmp_path, mon
         await pilot.pause()
         assert app.history.current.workload.config == "config.json"
         verdict = str(app.screen.query_one("#verdict", Static).render())
-        assert "FITS" in verdict, verdict
+        assert "in memory" in verdict, verdict
         # A bad value is reported next to the form, naming the field; the build keeps the
         # last good workload (deleting "2048" passed through 204, 20 and 2).
         await set_input(pilot, app.screen.query_one("#wl-seq", Input), "")

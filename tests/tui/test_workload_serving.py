@@ -38,7 +38,7 @@ async def test_users_rate_and_engine_reach_the_workload_and_the_verdict(make_app
         await set_input(pilot, rate, "20")
         await pilot.pause()
         assert app.history.current.workload.tokens_per_user_s == 20
-        assert "server(s) for 20 tok/s each" in _verdict(app)
+        assert "20 tokens/s for 64 users" in _verdict(app)
 
         # -64 users: the message names the field, the build keeps the last good workload
         users.focus()

@@ -122,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
         except ModelResolveError as exc:
             raise UsageError(str(exc)) from None
     options = load_options(args.boms, catalog)
+    if workload is None and args.margin is not None and options[0].build.workload is not None:
+        # --margin alone: the first option's workload with that planning margin
+        workload = options[0].build.workload.model_copy(update={"margin": args.margin})
     prices = _prices(args)
     tco = None
     if prices is not None and args.kwh_price is not None:

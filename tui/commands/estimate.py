@@ -11,6 +11,7 @@ import argparse
 import os
 from pathlib import Path
 
+from slotwise.engine.check.sizing import size_servers
 from slotwise.engine.check.verdict import context_overrun
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.checkpoint import checkpoint_format
@@ -50,6 +51,12 @@ def register(sub) -> None:
         default=DEFAULT_GPUS_PER_SERVER,
         metavar="N",
         help=f"GPUs per server, for the server count ({DEFAULT_GPUS_PER_SERVER})",
+    )
+    p.add_argument(
+        "--bom",
+        metavar="BOM.toml",
+        help="estimate on a saved build: its GPUs, links and NICs (the workload flags, else the "
+        "BOM's own workload); the server count is the one validate and compare give",
     )
     p.add_argument(
         "--offline", action="store_true", help="never fetch a config.json; use the cache only"
@@ -125,9 +132,43 @@ def _serving_precision(args, workload, warnings: list[str]):
     return workload
 
 
+def _on_bom(args, catalog: Catalog):
+    """(workload, GPU, estimate, sizing) of ``--bom``: the build's own report (what validate
+    and compare read), under the workload flags when a model is named."""
+    from slotwise.engine.bom import read_bom
+    from slotwise.engine.check.evaluate import evaluate
+
+    loaded = read_bom(args.bom, catalog)
+    errors = [p for p in loaded.problems if p.severity == "error"]
+    if loaded.build is None or errors:
+        why = "; ".join(p.message for p in errors) or "no usable chassis"
+        raise UsageError(f"--bom {args.bom}: cannot use this BOM: {why}")
+    named = args.model or args.config or getattr(args, "workload", None)
+    if named:
+        workload = workload_from_args(args)
+    elif loaded.build.workload is not None:
+        workload = loaded.build.workload
+        if args.margin is not None:
+            workload = workload.model_copy(update={"margin": args.margin})
+    else:
+        raise UsageError(f"--bom {args.bom}: the BOM has no workload; name a model with --model")
+    report = evaluate(loaded.build.model_copy(update={"workload": workload}), catalog)
+    est = report.estimate
+    if est is None:
+        why = "; ".join(f.message for f in report.findings if f.rule.startswith("workload_fit"))
+        raise UsageError(f"--bom {args.bom}: no estimate for this build ({why or 'no GPU'})")
+    sizing = report.verdict.sizing if report.verdict is not None else None
+    return workload, catalog.gpus[est.gpu], est, sizing
+
+
 def run(args: argparse.Namespace) -> int:
-    workload = workload_from_args(args)
     catalog = get_catalog(args)
+    if args.bom:
+        workload, gpu, est, sizing = _on_bom(args, catalog)
+        arch, warnings = _resolve(args, workload, catalog)
+        advice = [] if est.fits else suggest_changes(workload, gpu, est.gpus, arch=arch)
+        return _output(args, est, sizing, workload, arch, gpu, warnings, advice)
+    workload = workload_from_args(args)
     gpu = find_gpu(catalog, args.gpu)
     arch, warnings = _resolve(args, workload, catalog)
     workload = _serving_precision(args, workload, warnings)
@@ -137,13 +178,19 @@ def run(args: argparse.Namespace) -> int:
     check_tp(workload, arch, args.gpus)
     try:
         est = estimate(workload, gpu, args.gpus, arch=arch, gpus_per_server=args.gpus_per_server)
+        sizing = size_servers(workload, gpu, args.gpus_per_server, arch=arch)
         advice = [] if est.fits else suggest_changes(workload, gpu, args.gpus, arch=arch)
     except (ArithmeticError, ValueError) as exc:  # a degenerate architecture (zero widths...)
         raise UsageError(
             f"could not estimate {arch.sku}: {exc}; check the architecture numbers ({arch.source})"
         ) from None
+    return _output(args, est, sizing, workload, arch, gpu, warnings, advice)
+
+
+def _output(args, est, sizing, workload, arch, gpu, warnings, advice) -> int:
     if args.json:
         data = est.to_json()
+        data["sizing"] = sizing.to_json() if sizing is not None else None
         data["model"] = arch.sku
         data["method"] = workload.method
         data["precision"] = workload.precision
@@ -154,7 +201,10 @@ def run(args: argparse.Namespace) -> int:
         ]
         print_json(data)
     else:
-        print(cli_words(render(est, workload, arch, gpu, warnings, advice)))
+        text = render(est, workload, arch, gpu, warnings, advice)
+        if sizing is not None:
+            text += "\n\nServers: " + "\n".join(sizing.lines())
+        print(cli_words(text))
     return 0 if est.fits else 1
 
 
@@ -181,7 +231,8 @@ def serving_lines(sv) -> list[str]:
         f"{sv.users_per_replica} per replica x {sv.replicas})",
         f"  time to first token   {sv.ttft_s * 1e3:10,.0f} ms (one prompt, idle server)",
         f"  tokens/s per user     {sv.tokens_per_s_per_user:10,.1f} "
-        f"(single user {sv.single_user_tokens_per_s:,.1f})",
+        f"(with all {sv.users:,} users on these GPUs; single user "
+        f"{sv.single_user_tokens_per_s:,.1f})",
         f"  tokens/s, these GPUs  {sv.tokens_per_s:10,.0f}",
         f"  tokens/s per server   {sv.tokens_per_s_per_server:10,.0f}",
         f"  KV cache for users    {sv.kv_cache_bytes_for_users / GIB:10,.2f} GiB "
@@ -190,17 +241,13 @@ def serving_lines(sv) -> list[str]:
         + ("" if sv.fits_users else "  (fewer than asked)"),
     ]
     if sv.tokens_per_user_s_target:
-        if sv.servers_for_users:
-            out.append(
-                f"  servers for {sv.users} users at {sv.tokens_per_user_s_target:g} tokens/s "
-                f"each: {sv.servers_for_users} ({sv.max_users_per_replica_at_target} users "
-                "per replica)"
-            )
-        else:
-            out.append(
-                f"  {sv.tokens_per_user_s_target:g} tokens/s per user is out of reach on "
-                "this layout (see the single-user figure)"
-            )
+        at = sv.max_users_per_replica_at_target
+        out.append(
+            f"  users per replica at {sv.tokens_per_user_s_target:g} tokens/s: {at:,}"
+            if at
+            else f"  {sv.tokens_per_user_s_target:g} tokens/s per user is out of reach on "
+            "this layout (see the single-user figure)"
+        )
     return out
 
 

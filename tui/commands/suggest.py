@@ -246,21 +246,14 @@ def _money(x: float | None, cur: str | None) -> str:
     return "-" if x is None else f"{x:,.0f} {cur or ''}".strip()
 
 
-def serving_line(sv) -> str:
-    """One line of serving figures for a suggested build (engine.estimate.serving.Serving)."""
-    line = (
-        f"serving {sv.users} user(s): first token {sv.ttft_s * 1e3:,.0f} ms, "
-        f"{sv.tokens_per_s_per_user:,.1f} tok/s per user, "
-        f"{sv.tokens_per_s_per_server:,.0f} tok/s per server, max {sv.max_users:,} users"
+def serving_line(sv, load: str | None = None) -> str:
+    """One line of serving figures for a suggested build (engine.estimate.serving.Serving), and
+    the load they hold under (the sizing's users per server)."""
+    return (
+        f"serving at {load or f'{sv.users:,} users on one server'}: first token "
+        f"{sv.ttft_s * 1e3:,.0f} ms (idle), {sv.tokens_per_s_per_user:,.1f} tok/s per user, "
+        f"{sv.tokens_per_s_per_server:,.0f} tok/s per server"
     )
-    if sv.tokens_per_user_s_target:
-        need = sv.servers_for_users
-        line += (
-            f"; {need} server(s) for {sv.users} at {sv.tokens_per_user_s_target:g} tok/s"
-            if need
-            else f"; {sv.tokens_per_user_s_target:g} tok/s per user not reachable"
-        )
-    return line
 
 
 def render(result: SuggestResult, workload, model: str, warnings, tcos, written, prices) -> str:

@@ -22,6 +22,7 @@ from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.check.rules.ids import INTERNAL_RULE
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
 from slotwise.tui.commands.flags import cli_words
+from slotwise.tui.commands.workload_args import add_margin_flag, with_margin
 
 
 def register(sub) -> None:
@@ -33,6 +34,7 @@ def register(sub) -> None:
     )
     p.add_argument("bom", metavar="BOM.toml", help="the bill of materials to check")
     p.add_argument("--json", action="store_true", help="machine-readable output (CLI.md shape)")
+    add_margin_flag(p)
     add_catalog_flag(p)
     p.set_defaults(run=run)
 
@@ -99,6 +101,12 @@ def _print_human(loaded: LoadedBom, report: Report) -> None:
         head += f": {build.chassis}"
     print(head)
     findings = list(loaded.problems) + list(report.findings)
+    v = report.verdict
+    if v is not None:
+        print(f"  workload: {cli_words(v.headline)}")
+        if v.sizing is not None:
+            for line in v.sizing.lines():
+                print(f"    sizing: {cli_words(line.strip())}")
     for f in findings:
         print(f"  {SYMBOL[f.severity]} {f.severity:<7} {f.rule}: {cli_words(f.message)}")
         if f.fix:
@@ -137,6 +145,12 @@ def _print_human(loaded: LoadedBom, report: Report) -> None:
 def run(args: argparse.Namespace) -> int:
     catalog = get_catalog(args)
     loaded = read_bom(args.bom, catalog)
+    if loaded.build is not None and loaded.build.workload is not None:
+        loaded = (
+            loaded.model_copy(update={"build": with_margin(loaded.build, args.margin)})
+            if args.margin is not None
+            else loaded
+        )
     if loaded.build is not None:
         from slotwise.engine.check.evaluate import evaluate
 

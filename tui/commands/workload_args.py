@@ -77,6 +77,7 @@ _FLAG_OF_FIELD = {
     "dora": "--dora",
     "zero_buckets": "--zero-buckets",
     "recipe": "--recipe",
+    "margin": "--margin",
 }
 
 
@@ -381,12 +382,47 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         help="LoRA with DoRA's magnitude vectors (PEFT use_dora=True): keeps each adapted "
         "module's base and adapter outputs; default off",
     )
+    g.add_argument("--margin", type=_margin_pct, metavar="PCT", help=MARGIN_HELP)
     g.add_argument(
         "--zero-buckets",
         type=_text("zero_buckets"),
         metavar="N",
         help="DeepSpeed ZeRO-1/2 (--parallel zero1/zero2): elements of its gradient bucket "
         "buffers, reduce_bucket_size (twice with overlap_comm), e.g. 400M; default not counted",
+    )
+
+
+def _margin_pct(text: str) -> float:
+    """``--margin PCT``: a percentage in [0, 100] (15 = 15 %), kept as a fraction."""
+    try:
+        value = float(text.rstrip("%").strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number (a percentage, e.g. 15)"
+        ) from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a percentage from 0 to 100")
+    return value / 100
+
+
+MARGIN_HELP = (
+    "planning margin in percent: an estimate must beat a target (memory, time, serving) by "
+    "this much before it counts as met (default: each estimate's held-out median error, "
+    "memory 3.6 %%, time 14.9 %%, serving 9.4 %%; 0 = none)"
+)
+
+
+def add_margin_flag(parser: argparse.ArgumentParser) -> None:
+    """``--margin PCT`` for commands that take the workload from a BOM (validate, compare)."""
+    parser.add_argument("--margin", type=_margin_pct, metavar="PCT", help=MARGIN_HELP)
+
+
+def with_margin(build, margin: float | None):
+    """``build`` with its workload's margin set to ``margin`` (None: unchanged)."""
+    if margin is None or build.workload is None:
+        return build
+    return build.model_copy(
+        update={"workload": build.workload.model_copy(update={"margin": margin})}
     )
 
 
@@ -455,6 +491,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "lora_input_cast",
         "dora",
         "zero_buckets",
+        "margin",
     ):
         value = getattr(args, dest, None)
         if value is not None:

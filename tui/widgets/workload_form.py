@@ -375,24 +375,31 @@ def fmt_count(value: float | None) -> str:
     return f"{value:g}"
 
 
-def serving_text(sv) -> Text:
-    """Two short lines of serving figures (engine.estimate.serving.Serving), 80 columns."""
+def serving_text(sv, load: str | None = None) -> Text:
+    """Two short lines of serving figures (engine.estimate.serving.Serving) and the load they
+    hold under, 80 columns."""
     t = Text()
     t.append(
-        f"Serving {sv.users} user(s): first token {sv.ttft_s * 1e3:,.0f} ms, "
+        f"Serving {load or f'{sv.users:,} user(s) on this server'}: "
         f"{sv.tokens_per_s_per_user:,.1f} tok/s each\n"
     )
-    t.append(f"  {sv.tokens_per_s_per_server:,.0f} tok/s per server, max {sv.max_users:,} users")
-    target = sv.tokens_per_user_s_target
-    if target:
-        if sv.servers_for_users:
-            t.append(f"; {sv.servers_for_users} server(s) for {target:g} tok/s each")
-        else:
-            t.append(f"; {target:g} tok/s each: out of reach", style="bold red")
+    t.append(
+        f"  first token {sv.ttft_s * 1e3:,.0f} ms (idle server), "
+        f"{sv.tokens_per_s_per_server:,.0f} tok/s per server"
+    )
     if not sv.fits_users:
         t.append("  ✖ users do not fit", style="bold red")
     t.append("\n")
     return t
+
+
+#: The verdict's status (engine.check.verdict.Verdict.status) as a mark: never a tick above a miss.
+_STATUS = {
+    "ok": ("✔ OK", "bold green"),
+    "tight": ("▲ TIGHT", "bold yellow"),
+    "miss": ("✖ NOT MET", "bold red"),
+    "unknown": ("? UNKNOWN", "bold yellow"),
+}
 
 
 def verdict_text(
@@ -415,28 +422,27 @@ def verdict_text(
     est = report.estimate if report is not None else None
     if est is not None:
         v = report.verdict if report is not None and report.verdict else verdict(est, workload)
-        if v.fits:
-            t.append("✔ FITS", style="bold green")
-        else:
-            t.append("✖ DOES NOT FIT", style="bold red")
-        t.append(f"  needs {fmt_amount(v.need_bytes, 'B')} per GPU")
+        mark, style = _STATUS[v.status]
+        t.append(mark, style=style)
+        t.append(f"  {app_words(v.headline)}\n")
+        t.append(f"Needs {fmt_amount(v.need_bytes, 'B')} per GPU")
         if v.capacity_bytes:
             t.append(f" of {fmt_amount(v.capacity_bytes, 'B')}")
         if v.gpus:
             t.append(f" on {v.gpus} × {v.gpu}")
-        if v.min_gpus is not None:
+        if v.min_gpus is not None and not v.fits:
             t.append(f"; at least {v.min_gpus} GPU{'s' if v.min_gpus != 1 else ''} needed")
         t.append("\n")
         if v.train_hours is not None:
-            t.append(f"Time to train: {fmt_amount(v.train_hours, 'h')}")
-            if v.target is not None and v.target.met is not None:
-                ok = v.target.met
-                t.append(
-                    f"  {'✔ within' if ok else '✖ over'} the {v.target.target_days:g}-day target",
-                    style="green" if ok else "bold red",
-                )
+            t.append(f"Time to train on this server: {fmt_amount(v.train_hours, 'h')}")
+            if v.target is not None:
+                t.append(f" (target {v.target.target_days:g} days)")
             t.append("\n")
-        if v.serving is not None:
+        if v.sizing is not None and v.sizing.servers is not None:
+            t.append(f"Sizing: {app_words(v.sizing.summary(short=True))}\n", style="dim")
+        if v.sizing is not None and v.sizing.serving is not None:
+            t.append(serving_text(v.sizing.serving, v.sizing.load))
+        elif v.serving is not None:
             t.append(serving_text(v.serving))
         elif v.decode_tokens_per_s is not None:
             t.append(f"Decode: about {v.decode_tokens_per_s:,.0f} tokens/s\n")

@@ -113,6 +113,8 @@ class Ctx:
     # Filled by workload_fit, read by network: the estimator's result and the GPU it used.
     estimate: Estimate | None = None
     estimate_gpu: Gpu | None = None
+    # Filled by workload_fit: the one sizing answer (engine.check.sizing.Sizing) for this build.
+    sizing: Any = None
     findings: list[Finding] = field(default_factory=list)
     budgets: list[Budget] = field(default_factory=list)
     # Worst-case watts by component, filled by power, read by cooling (heat).

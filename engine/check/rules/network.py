@@ -17,7 +17,6 @@ from slotwise.engine.check.rules.common import finding
 from slotwise.engine.check.rules.context import Ctx, engine_cache
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.engine.check.rules.slots import destinations
-from slotwise.engine.check.verdict import servers_for_target, target_check
 from slotwise.parts.schema import Nic
 
 #: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
@@ -45,10 +44,10 @@ def multi_node_reason(ctx: Ctx) -> str | None:
     min_gpus = est.min_gpus
     if min_gpus and min_gpus > gpus:
         return f"the estimate needs at least {min_gpus} GPUs and the server has {gpus}"
-    check = target_check(wl, est.train_hours)
-    if check is not None and check.met is False:
-        nodes = servers_for_target(check, est.gpus_for_target_days, gpus)
-        return f"finishing in {check.target_days:g} days takes about {nodes} such servers"
+    sz = ctx.sizing
+    if sz is not None and (sz.servers or sz.would_take or 1) > 1:
+        nodes = sz.servers or sz.would_take
+        return f"the workload takes {nodes} such servers ({sz.margin.describe()})"
     return None
 
 
@@ -74,7 +73,7 @@ def fast_nic(ctx: Ctx, min_gbps: int) -> Nic | None:
     return cache[key]
 
 
-def _nic_slots(ctx: Ctx, nic: Nic, k: int, prefer_roots: list[str]) -> list[str]:
+def nic_slots(ctx: Ctx, nic: Nic, k: int, prefer_roots: list[str]) -> list[str]:
     """Up to ``k`` free slots for ``nic``, one under each preferred switch first."""
     chosen: list[str] = []
     roots = list(prefer_roots)
@@ -123,7 +122,7 @@ def check(ctx: Ctx) -> None:
     if have < ra_min:
         k = ra_min - have
         _, roots = _lonely_gpu_roots(ctx, fast, min_gbps)
-        where = _nic_slots(ctx, nic, k, roots) if nic is not None else []
+        where = nic_slots(ctx, nic, k, roots) if nic is not None else []
         edit = (
             tuple(Place(slot=s, sku=nic.sku) for s in where)
             if nic is not None and len(where) == k

@@ -19,7 +19,9 @@ from slotwise.engine.check.rules.common import finding
 from slotwise.engine.check.rules.context import Ctx, engine_cache, is_wide
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.engine.check.rules.slots import find_destination
-from slotwise.engine.check.verdict import context_overrun, servers_for_target, target_check
+from slotwise.engine.check.scale_out import build_sizing, fabric_of
+from slotwise.engine.check.sizing import Sizing
+from slotwise.engine.check.verdict import context_overrun, target_check
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.links import Links, build_links
 from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
@@ -38,6 +40,8 @@ FAMILY = RuleFamily(
         "workload_fit.serving_users": "the KV cache of the concurrent users does not fit",
         "workload_fit.serving_rate": "each user gets fewer tokens/s than asked",
         "workload_fit.context_length": "the sequence is longer than the model's positions",
+        "workload_fit.servers": "the workload needs more servers than this one (or cannot be "
+        "sized: no scale-out NIC, out of reach)",
     },
 )
 
@@ -59,7 +63,7 @@ def _workload_key(wl) -> Any:
 Outcome = tuple[Estimate | None, str | None, tuple[tuple[str, float, bool], ...], bool, int | None]
 
 
-def build_links_of(ctx: Ctx, gpu: Gpu, count: int) -> Links:
+def build_links_of(ctx: Ctx, gpu: Gpu, count: int, nic_gbps_total: float | None = None) -> Links:
     """The links the build gives its GPUs: the HGX baseboard's NVSwitch, or the NVLink bridges
     fitted on PCIe cards and whether the GPU slots sit behind PCIe switches; the NICs fitted in
     the build shared by its GPUs (engine.estimate.links)."""
@@ -75,7 +79,11 @@ def build_links_of(ctx: Ctx, gpu: Gpu, count: int) -> Links:
         for s in gpu_slots
         if s in ctx.idx.slot
     )
-    nic_gbps = float(sum(n.ports * n.port_gbps for n in ctx.nics.values()))
+    nic_gbps = (
+        float(sum(n.ports * n.port_gbps for n in ctx.nics.values()))
+        if nic_gbps_total is None
+        else nic_gbps_total
+    )
     return build_links(
         gpu,
         count,
@@ -240,6 +248,7 @@ def check(ctx: Ctx) -> None:
         return
     ctx.estimate = est
     ctx.estimate_gpu = gpu
+    ctx.sizing = _sizing(ctx, wl, gpu, n)
     mem = est.memory_per_gpu
     capacity = float(est.gpu_memory_bytes)
     # capacity less the allocator-fragmentation margin and the CUDA context
@@ -307,13 +316,7 @@ def check(ctx: Ctx) -> None:
             )
         )
         if check is not None and check.met is False:
-            want = est.gpus_for_target_days
-            servers = servers_for_target(check, want, n)
-            more = (
-                f"about {want} x {gpu.sku} ({servers} servers like this one)"
-                if want
-                else f"about {servers} servers like this one"
-            )
+            more = _servers_words(ctx.sizing, gpu, n)
             ctx.add(
                 finding(
                     "workload_fit.train_time",
@@ -325,6 +328,53 @@ def check(ctx: Ctx) -> None:
                 )
             )
     _serving(ctx, est, gpu, n)
+    _sizing_finding(ctx, gpu, n)
+
+
+def _sizing(ctx: Ctx, wl, gpu: Gpu, n: int) -> Sizing | None:
+    """The one sizing answer for this build (engine.check.sizing via engine.check.scale_out)."""
+    try:
+        arch = resolve_arch(wl, ctx.catalog, offline=True)
+    except ModelResolveError:
+        return None
+    links = build_links_of(ctx, gpu, n)
+    fabric = fabric_of(ctx, gpu, n, lambda total: build_links_of(ctx, gpu, n, total))
+    return build_sizing(ctx, wl, gpu, n, arch, links, fabric)
+
+
+def _servers_words(sizing: Sizing | None, gpu: Gpu, n: int) -> str:
+    """'N servers like this one (with the margin)', or the sizing's problem and fix."""
+    if sizing is None:
+        return "more servers like this one"
+    if sizing.servers is None and sizing.would_take and sizing.fix:
+        return (
+            f"{sizing.would_take} servers like this one once each can join the cluster: "
+            f"{sizing.fix}"
+        )
+    if sizing.servers is None:
+        return sizing.fix or sizing.problem or "more servers"
+    return (
+        f"{sizing.servers} servers like this one ({sizing.servers * n} x {gpu.sku}; "
+        f"{sizing.margin.describe()})"
+    )
+
+
+def _sizing_finding(ctx: Ctx, gpu: Gpu, n: int) -> None:
+    """What the one sizing answer says beyond this server: a warning when the workload needs
+    more servers than one and this one cannot be a node of that cluster (no scale-out NIC), or
+    when no count of these servers reaches the target."""
+    sz = ctx.sizing
+    if sz is None or sz.servers is not None or sz.problem is None:
+        return
+    ctx.add(
+        finding(
+            "workload_fit.servers",
+            "warning",
+            f"sizing on {n} x {gpu.sku} per server: {sz.problem}",
+            parts=(gpu.sku,),
+            fix=sz.fix or "faster GPUs, a smaller model or a relaxed target",
+        )
+    )
 
 
 def _context_length(ctx: Ctx, positions: int | None) -> None:
@@ -369,7 +419,12 @@ def _serving(ctx: Ctx, est: Estimate, gpu: Gpu, n: int) -> None:
                 f"the KV cache of {sv.users} users x {wl.seq_len} tokens does not fit "
                 f"{n} x {gpu.sku}: at most {sv.max_users} users",
                 parts=(gpu.sku,),
-                fix="more GPUs or servers, FP8 weights, a shorter context, or fewer users",
+                fix=(
+                    _servers_words(ctx.sizing, gpu, n) + ", "
+                    if ctx.sizing is not None and ctx.sizing.servers
+                    else "more GPUs or servers, "
+                )
+                + "FP8 weights, a shorter context, or fewer users",
             )
         )
     target = sv.tokens_per_user_s_target
@@ -384,10 +439,10 @@ def _serving(ctx: Ctx, est: Estimate, gpu: Gpu, n: int) -> None:
             group="workload",
             detail=f"asked per user vs what each of {sv.users} users gets; "
             + (
-                f"{sv.servers_for_users} server(s) of {est.gpus_per_server} GPUs serve "
-                f"{sv.users} users at {target:g} tokens/s"
-                if sv.servers_for_users
-                else f"one replica cannot give a single user {target:g} tokens/s"
+                f"{ctx.sizing.servers} server(s) like this serve {sv.users} users at "
+                f"{target:g} tokens/s with the planning margin"
+                if ctx.sizing is not None and ctx.sizing.servers
+                else f"no count of these servers gives {sv.users} users {target:g} tokens/s"
             ),
         )
     )
@@ -400,8 +455,8 @@ def _serving(ctx: Ctx, est: Estimate, gpu: Gpu, n: int) -> None:
                 f"{n} x {gpu.sku}; {target:g} tokens/s was asked",
                 parts=(gpu.sku,),
                 fix=(
-                    f"about {sv.servers_for_users} server(s) like this one"
-                    if sv.servers_for_users
+                    _servers_words(ctx.sizing, gpu, n)
+                    if ctx.sizing is not None and ctx.sizing.servers
                     else "faster GPUs, FP8 weights or more tensor parallelism (no count of "
                     "these servers reaches the rate)"
                 ),
