@@ -77,6 +77,13 @@ class SlotwiseApp(App[int]):
         build: Build | None = None,
     ) -> None:
         super().__init__()
+        if self.no_color:
+            # NO_COLOR: no colour at all (the terminal's own foreground and background), not
+            # Textual's greyscale, which turns red and dim text into dark grey on dark grey;
+            # what stands out does so by reverse video, bold and text markers (tui.app.tcss).
+            from textual.filter import Monochrome, NoColor
+
+            self._filters = [NoColor() if isinstance(f, Monochrome) else f for f in self._filters]
         self.bom_arg = None if bom is None else str(bom)
         self.catalog_dir = catalog_dir
         self.catalog: Catalog = catalog  # type: ignore[assignment]  # set before any screen uses it

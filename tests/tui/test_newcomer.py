@@ -208,3 +208,44 @@ def test_default_bom_name_never_reuses_an_existing_file(tmp_path):
     )
     (tmp_path / "ACME-SYS-X-2026-01-15.toml").write_text("x")
     assert default_bom_name("SYS-X", "ACME", "p", day, tmp_path) == "ACME-SYS-X-2026-01-15-2.toml"
+
+
+# ----------------------------------------------------------------------------- item 11
+def _shown_styles(app) -> list[list[tuple[str, object]]]:
+    """Each screen row as (text, style) after the app's output filters: what a NO_COLOR
+    terminal receives."""
+    from textual.color import Color
+
+    rows = []
+    for strip in app.screen._compositor.render_strips():
+        segs = list(strip)
+        for flt in app.get_line_filters():
+            segs = flt.apply(segs, Color(0, 0, 0))
+        rows.append([(s.text, s.style) for s in segs if s.text.strip()])
+    return rows
+
+
+async def test_no_color_marks_the_selected_finding_and_nvlink_by_reverse_and_plain_glyphs(
+    make_app, catalog, monkeypatch
+):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("tab")  # the findings list
+        await pilot.pause()
+        rows = _shown_styles(app)
+        every = [style for row in rows for _, style in row]
+        # no colour at all reaches the terminal: nothing grey on grey
+        assert all(s is None or (s.color is None or s.color.is_default) for s in every)
+        assert all(s is None or (s.bgcolor is None or s.bgcolor.is_default) for s in every)
+        # the selected finding's lines are in reverse video, the others are not
+        text = ["".join(t for t, _ in row) for row in rows]
+        current = app.screen.query_one("#findings").current
+        head = next(i for i, t in enumerate(text) if current.rule in t)
+        assert all(s.reverse for _, s in rows[head])
+        others = [i for i, t in enumerate(text) if "WARN" in t and i > head]
+        assert others and not any(s.reverse for _, s in rows[others[0]])
+        # the NVLink bracket glyphs are plain text in the terminal's own colour, and bold
+        glyphs = [s for row in rows for t, s in row if t.strip() in ("┏", "┣", "┗")]
+        assert glyphs and all(s.bold and (s.color is None or s.color.is_default) for s in glyphs)

@@ -19,6 +19,7 @@ from slotwise.tui.keys import (
     bindings,
 )
 from slotwise.tui.screens.base import AppScreen
+from slotwise.tui.widgets.cursor_list import CursorList
 from slotwise.tui.widgets.key_hints import KeyHints
 
 COOLING = {"air": "air", "liquid": "liquid", "air_or_liquid": "air or liquid"}
@@ -79,7 +80,7 @@ class ChassisChooser(AppScreen[str | None]):
                 id="chooser-filter",
                 select_on_focus=False,
             )
-            yield OptionList(id="chooser-list")
+            yield CursorList(id="chooser-list")
         # A one-line key hint instead of Textual's Footer: it fits 80 columns and is cheap to
         # draw (the chooser is the first frame; issue #14).
         # Esc goes back to the build when there is one, else it quits like ^Q (listed once).

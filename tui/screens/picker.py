@@ -28,6 +28,7 @@ from slotwise.tui.screens.picker_model import (
     edits_for,
     matches,
 )
+from slotwise.tui.widgets.cursor_list import CursorList
 
 
 def choice_text(c: Choice, current: str | None) -> Group:
@@ -113,7 +114,7 @@ class PartPicker(AppModal[tuple | None]):
                 if self.target.counted:
                     yield Label(self.target.count_label, id="picker-count-label")
                     yield Input(str(self.target.default_count), type="integer", id="picker-count")
-            yield OptionList(id="picker-list")
+            yield CursorList(id="picker-list")
             yield Static(key_line(self.target), classes="dialog-keys", id="picker-keys")
 
     @property

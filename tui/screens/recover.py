@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 from slotwise.tui.autosave import TRASH_KEEP, AutosaveEntry
 from slotwise.tui.keys import APP_KEYS, RECOVER_KEYS, bindings
 from slotwise.tui.screens.base import AppScreen
+from slotwise.tui.widgets.cursor_list import CursorList
 
 
 def entry_text(e: AutosaveEntry) -> Text:
@@ -50,7 +51,7 @@ class RecoverScreen(AppScreen[tuple[str, AutosaveEntry | None]]):
                 "Enter resumes · n starts a new build · d discards (asks first)",
                 id="recover-title",
             )
-            yield OptionList(id="recover-list")
+            yield CursorList(id="recover-list")
         yield Footer()
 
     def on_mount(self) -> None:

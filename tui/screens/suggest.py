@@ -24,6 +24,7 @@ from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import SUGGEST_KEYS, bindings
 from slotwise.tui.messages import PricesPathChosen
 from slotwise.tui.screens.base import AppScreen
+from slotwise.tui.widgets.cursor_list import CursorList
 
 ANY = "any"
 
@@ -247,7 +248,7 @@ class SuggestScreen(AppScreen[None]):
             )
         yield Static("", id="sg-status")
         yield Static("", id="sg-head")
-        yield OptionList(id="sg-list")
+        yield CursorList(id="sg-list")
         with VerticalScroll(id="sg-detail"):
             yield Static("", id="sg-detail-text")
         yield Footer()

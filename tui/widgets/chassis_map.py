@@ -17,12 +17,13 @@ from slotwise.engine.check.report import Report
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Chassis
 from slotwise.tui.keys import MAP_KEYS, bindings
+from slotwise.tui.widgets.cursor_list import CursorList
 from slotwise.tui.widgets.map_rows import MapRow, map_rows
 
 SEVERITY_MARK = {"error": ("✖", "bold red"), "warning": ("▲", "yellow"), "info": ("•", "cyan")}
 
 
-class ChassisMap(OptionList):
+class ChassisMap(CursorList):
     BINDINGS = bindings(MAP_KEYS)
 
     class Pick(Message):

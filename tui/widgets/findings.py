@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from slotwise.engine.check.report import Finding, Report
 from slotwise.tui.input_labels import app_words
+from slotwise.tui.widgets.cursor_list import CursorList
 
 LABEL = {
     "error": ("✖ ERROR", "bold red"),
@@ -170,7 +171,7 @@ def unverified_text(report: Report | None) -> Text:
     return t
 
 
-class FindingsList(OptionList):
+class FindingsList(CursorList):
     class Selected(Message):
         def __init__(self, finding: Finding | None) -> None:
             super().__init__()
