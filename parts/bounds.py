@@ -309,3 +309,35 @@ PartCount = Annotated[int, int_range(0, 1_024, "parts", "in one server"), Strict
 PositivePartCount = Annotated[int, int_range(1, 1_024, "parts", "in one server"), StrictNumber]
 #: A price in the list's currency.
 Price = Annotated[float, float_range(0, 1e12, "currency units", "one part's price"), FloatSized]
+
+
+# ------------------------------------------------------------------------------ clusters
+
+#: Nodes in one cluster plan: the largest published SuperPOD tables stop near 2,000 nodes; a
+#: three-tier fabric of 144-port switches ends near 93,000 8-GPU nodes.
+ClusterNodes = Annotated[
+    int, int_range(1, 100_000, "nodes", "one cluster; a three-tier fabric ends below"), StrictNumber
+]
+#: GPUs (rails) per cluster node: 8 on HGX/DGX; a 72-GPU rack system counts as one node.
+NodeGpus = Annotated[int, int_range(1, 72, "GPUs", "per cluster node (8 on HGX)"), StrictNumber]
+#: Fast NICs per cluster node.
+NodeNics = Annotated[int, int_range(0, 72, "NICs", "per cluster node"), StrictNumber]
+#: A node's worst case at the wall: an 8-GPU B300 node is ~14.5 kW; 200 kW catches W/kW slips.
+NodeWatts = Annotated[
+    float, float_range(0, 200_000, "W", "one node at the wall", positive=True), FloatSized
+]
+#: A rack's power limit: dense liquid-cooled racks are ~140 kW today.
+RackKw = Annotated[
+    float, float_range(0, 2_000, "kW", "one rack's power limit", positive=True), FloatSized
+]
+RackHeightU = Annotated[int, int_range(1, 100, "U", "a rack is 42-52U"), StrictNumber]
+NodeHeightU = Annotated[int, int_range(1, 60, "U", "one node"), StrictNumber]
+CircuitVolts = Annotated[
+    float, float_range(0, 1_000, "V", "a branch circuit (120-480 V)", positive=True), FloatSized
+]
+CircuitAmps = Annotated[
+    float, float_range(0, 1_000, "A", "a branch circuit's rating", positive=True), FloatSized
+]
+CableMetres = Annotated[
+    float, float_range(0, 100_000, "m", "the longest fabric cable run", positive=True), FloatSized
+]

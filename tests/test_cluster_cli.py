@@ -263,3 +263,28 @@ def test_cable_reach_class_is_a_site_setting(capsys, tmp_path):
     assert js(capsys, "cluster", xdr)["fabric"]["compute"]["cable_reach"].startswith("single")
     code, _, err = run(capsys, "cluster", _doc(tmp_path), "--cable-m", "3000")
     assert code == 2 and "reach" in err
+
+
+def test_hostile_inputs_exit_2_with_one_message(capsys, tmp_path):
+    import os
+
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "cluster", fifo, "--nodes", 2)
+    assert code == 2 and "FIFO" in err  # never hangs reading a pipe
+    code, _, err = run(capsys, "cluster", H200, "--nodes", 10**8)
+    assert code == 2 and "100,000" in err
+    for old, new, field in (
+        ("power_w = 10200.0", "power_w = inf", "[node] power_w"),
+        ("rack_kw = 40.0", "rack_kw = nan", "[site] rack_kw"),
+        ("gpus_per_node = 8", "gpus_per_node = 100000000", "[node] gpus_per_node"),
+        ("nodes = 31", 'nodes = "31"', "[cluster] nodes"),
+    ):
+        doc = _doc(tmp_path)
+        doc.write_text(doc.read_text().replace(old, new))
+        code, _, err = run(capsys, "cluster", doc, "--json")
+        assert code == 2 and field in err and "Traceback" not in err, err
+    code, _, err = run(capsys, "cluster", H200, "--nodes", 2, "--volts", "1e300")
+    assert code == 2 and err.strip().endswith("--volts: Input should be less than or equal to 1000")
+    code, _, err = run(capsys, "compare", fifo, _doc(tmp_path))
+    assert code == 2

@@ -280,17 +280,14 @@ class SlotwiseApp(App[int]):
         loaded: Any = None  # engine.bom.LoadedBom, or a cluster_doc.ClusterDoc
         if self.bom_arg is not None:
             from slotwise.engine.bom import read_bom
-            from slotwise.engine.bom.cluster_doc import (
-                ClusterDocError,
-                is_cluster_document,
-                read_cluster,
-            )
+            from slotwise.engine.bom.cluster_doc import ClusterDocError, read_cluster, read_input
+            from slotwise.parts.safe_io import InputError
 
             try:
-                text = Path(self.bom_arg).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                text = ""  # read_bom says what is wrong with the file
-            if text and is_cluster_document(text):  # a cluster document: its own screen
+                text, is_doc = read_input(self.bom_arg)
+            except InputError:
+                text, is_doc = "", False  # read_bom says what is wrong with the file
+            if is_doc:  # a cluster document: its own screen
                 try:
                     loaded = read_cluster(text, filename=self.bom_arg)
                 except ClusterDocError as exc:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from slotwise.engine.bom.toml_writer import dumps
 from slotwise.engine.plan.cluster import ClusterPlan, NodeSpec, plan_nodes
 from slotwise.engine.plan.racks import Feed, Site
+from slotwise.parts.safe_io import MAX_FILE_BYTES, InputError, loads_toml, read_text
 
 FORMAT = 1
 _TOP = ("cluster", "node", "site", "prices", "plan", "lines")
@@ -49,9 +50,16 @@ def _drop_none(d: Any) -> Any:
 def is_cluster_document(text: str) -> bool:
     """True when ``text`` parses as TOML with a ``[cluster]`` table (a node BOM has none)."""
     try:
-        return isinstance(tomllib.loads(text).get("cluster"), dict)
-    except tomllib.TOMLDecodeError:
+        return isinstance(loads_toml(text, "<file>").get("cluster"), dict)
+    except (tomllib.TOMLDecodeError, InputError):
         return False
+
+
+def read_input(path: str) -> tuple[str, bool]:
+    """(text, is a cluster document) of a file named on a command line, read as every input is
+    (a regular file of at most MAX_FILE_BYTES, UTF-8); :class:`InputError` naming the path."""
+    text = read_text(path, max_bytes=MAX_FILE_BYTES, what="file")
+    return text, is_cluster_document(text)
 
 
 def cluster_toml(doc: ClusterDoc) -> str:
@@ -114,9 +122,11 @@ def _validation(where: str, table: str, exc: ValidationError) -> ClusterDocError
 def read_cluster(text: str, filename: str = "<cluster>") -> ClusterDoc:
     """Parse a cluster document and plan it again (see the module doc)."""
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text, filename, what="cluster document")
     except tomllib.TOMLDecodeError as exc:
         raise ClusterDocError(f"{filename}: not valid TOML: {exc}") from None
+    except InputError as exc:
+        raise ClusterDocError(str(exc)) from None
     extra = sorted(set(data) - set(_TOP))
     if extra:
         raise ClusterDocError(

@@ -45,10 +45,21 @@ from slotwise.engine.plan.switches import (
     reach_for,
     switch_by_key,
 )
+from slotwise.parts.bounds import (
+    ClusterNodes,
+    NicPorts,
+    NodeGpus,
+    NodeHeightU,
+    NodeNics,
+    NodeWatts,
+    PortGbps,
+    Price,
+)
 
 DEFAULT_KW_PER_RACK = 40.0
 DEFAULT_RACK_U = 48
 PN_NEEDED = "PN needed"
+MAX_NODES = 100_000  # parts.bounds.ClusterNodes
 
 
 class NodeSpec(BaseModel):
@@ -56,19 +67,22 @@ class NodeSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    chassis: str
-    gpu: str
-    gpus_per_node: int = Field(ge=1)
-    nic: str | None = None
-    nic_gbps: int | None = None
-    nics_per_node: int = 0
-    nic_ports: int = 1
+    chassis: str = Field(min_length=1, max_length=200)
+    gpu: str = Field(min_length=1, max_length=200)
+    gpus_per_node: NodeGpus
+    nic: str | None = Field(None, max_length=200)
+    nic_gbps: PortGbps | None = None
+    nics_per_node: NodeNics = 0
+    nic_ports: NicPorts = 1
     links_per_module: int = Field(
-        1, ge=1, description="fabric links per node-side module (2 on a DGX's twin-port cages)"
+        1,
+        ge=1,
+        le=8,
+        description="fabric links per node-side module (2 on a DGX's twin-port cages)",
     )
-    power_w: float | None = Field(None, description="worst case at the wall, W")
-    height_u: int | None = None
-    price: float | None = None
+    power_w: NodeWatts | None = Field(None, description="worst case at the wall, W")
+    height_u: NodeHeightU | None = None
+    price: Price | None = None
 
 
 class Line(BaseModel):
@@ -105,7 +119,7 @@ class ClusterPlan(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     node: NodeSpec
-    nodes: int = Field(ge=1)
+    nodes: ClusterNodes
     site: Site
     switch_key: str | None = None
     planes: int = 1
@@ -470,6 +484,8 @@ def plan_nodes(
 ) -> ClusterPlan:
     """The cluster of ``nodes`` copies of ``node`` (see the module doc).  Raises FabricError or
     RackError (both ValueError) with a message naming what to change."""
+    if not 1 <= nodes <= MAX_NODES:
+        raise FabricError(f"{nodes:,} nodes: a cluster plan takes 1 to {MAX_NODES:,}")
     notes: list[str] = [
         "Node power is each server's worst case at the wall (AC, PSU losses included)."
     ]

@@ -152,6 +152,11 @@ def plan_compute_fabric(
     slots = nodes + (1 if ufm else 0)
     units = math.ceil(slots / half)
     leaves_pp = rails * units
+    if math.ceil(leaves_pp / half) > radix:
+        raise FabricError(
+            f"{nodes:,} nodes exceed a three-tier fabric of {radix}-port switches "
+            f"({radix**3 // 4:,} endpoints per plane)"
+        )
     leaf_spine_pp = leaves_pp * half
     # node ports per leaf, unit by unit (the last unit may be part-filled; UFM in the first)
     per_unit = [min(half, slots - u * half) for u in range(units)]
@@ -164,11 +169,6 @@ def plan_compute_fabric(
         spine_ports = leaf_spine_pp
     else:
         pods = math.ceil(leaves_pp / half)
-        if pods > radix:
-            raise FabricError(
-                f"{nodes} nodes exceed a three-tier fabric of {radix}-port switches "
-                f"({radix**3 // 4:,} endpoints per plane)"
-            )
         tiers, spine_pp = 3, pods * half
         spine_core_pp = spine_pp * half
         core_pp = math.ceil(spine_core_pp / radix)

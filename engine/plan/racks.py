@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from slotwise.engine.inputs import ref
+from slotwise.parts.bounds import CableMetres, CircuitAmps, CircuitVolts, RackHeightU, RackKw
 
 W_TO_BTU_H = 3.412142  # 1 W = 3.412142 BTU/h (NIST SP 811)
 
@@ -45,9 +46,11 @@ class Feed(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     phases: Literal[1, 3] = 3
-    volts: float = Field(415, gt=0, description="line-to-line for three phase")
-    amps: float = Field(60, gt=0)
-    derating: float = Field(0.8, gt=0, le=1, description="continuous-load factor")
+    volts: CircuitVolts = Field(415, description="line-to-line for three phase")
+    amps: CircuitAmps = 60
+    derating: float = Field(
+        0.8, gt=0, le=1, allow_inf_nan=False, description="continuous-load factor"
+    )
 
     @property
     def rated_w(self) -> float:
@@ -68,13 +71,12 @@ class Site(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    rack_kw: float = Field(40.0, gt=0, description="power limit per rack, kW")
-    rack_u: int = Field(48, ge=1, description="usable rack units (B200 guidance: >= 48U)")
+    rack_kw: RackKw = Field(40.0, description="power limit per rack, kW")
+    rack_u: RackHeightU = Field(48, description="usable rack units (B200 guidance: >= 48U)")
     feed: Feed = Feed()
     provisioning: Literal["N", "2N"] = "N"
-    cable_m: float = Field(
+    cable_m: CableMetres = Field(
         30,
-        gt=0,
         description="the longest fabric cable run, m: picks the reach class (the RA's 30 m)",
     )
 

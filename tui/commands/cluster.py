@@ -28,8 +28,8 @@ from slotwise.engine.bom.cluster_doc import (
     cluster_csv,
     cluster_document_markdown,
     cluster_toml,
-    is_cluster_document,
     read_cluster,
+    read_input,
 )
 from slotwise.engine.cost.tco import tco_markdown
 from slotwise.engine.plan.cluster import (
@@ -41,6 +41,7 @@ from slotwise.engine.plan.cluster import (
 )
 from slotwise.engine.plan.racks import Feed, Site
 from slotwise.engine.plan.switches import COMPUTE_SWITCHES
+from slotwise.parts.safe_io import InputError
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
 from slotwise.tui.commands.flags import cli_words
@@ -132,25 +133,43 @@ def _fraction(text: str) -> float:
     return v
 
 
+_SITE_FLAGS = {
+    "phases": "--phases",
+    "volts": "--volts",
+    "amps": "--amps",
+    "derating": "--derating",
+    "rack_kw": "--kw-per-rack",
+    "rack_u": "--rack-u",
+    "provisioning": "--provisioning",
+    "cable_m": "--cable-m",
+}
+
+
 def _site(args: argparse.Namespace, base: Site | None) -> Site:
+    """The site settings: the document's (or the defaults) with the flags given in place."""
+    from pydantic import ValidationError
+
     base = base or Site(rack_kw=DEFAULT_KW_PER_RACK, rack_u=DEFAULT_RACK_U)
-    feed = base.feed.model_copy(
-        update={
-            k: getattr(args, k)
-            for k in ("phases", "volts", "amps", "derating")
-            if getattr(args, k) is not None
+    feed = base.feed.model_dump()
+    feed.update({k: getattr(args, k) for k in ("phases", "volts", "amps", "derating")})
+    site = base.model_dump(exclude={"feed"})
+    site.update(
+        {
+            "rack_kw": args.kw_per_rack,
+            "rack_u": args.rack_u,
+            "provisioning": args.provisioning,
+            "cable_m": args.cable_m,
         }
     )
-    upd: dict = {"feed": Feed(**feed.model_dump())}
-    if args.kw_per_rack is not None:
-        upd["rack_kw"] = args.kw_per_rack
-    if args.rack_u is not None:
-        upd["rack_u"] = args.rack_u
-    if args.provisioning is not None:
-        upd["provisioning"] = args.provisioning
-    if args.cable_m is not None:
-        upd["cable_m"] = args.cable_m
-    return Site(**{**base.model_dump(exclude={"feed"}), **upd})
+    try:
+        return Site(
+            feed=Feed(**{k: v for k, v in feed.items() if v is not None}),
+            **{k: v for k, v in site.items() if v is not None},
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        flag = _SITE_FLAGS.get(str(err["loc"][-1]), str(err["loc"][-1]))
+        raise UsageError(f"{flag}: {err['msg']}") from None
 
 
 def _price_map(args: argparse.Namespace):
@@ -229,11 +248,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.format:
         raise UsageError("--json and --format: choose one output")
     try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{args.file}: cannot read: {exc.strerror or exc}") from None
+        text, is_doc = read_input(args.file)
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
     try:
-        doc = _from_document(args, text) if is_cluster_document(text) else _from_bom(args)
+        doc = _from_document(args, text) if is_doc else _from_bom(args)
     except (ClusterDocError, ValueError) as exc:
         raise UsageError(cli_words(str(exc))) from None
     tco = _tco(args, doc)

@@ -144,15 +144,16 @@ def run(args: argparse.Namespace) -> int:
 def _cluster_documents(paths: list[str]) -> list[tuple[str, ClusterPlan]] | None:
     """Every file a cluster document: their plans (labelled by file name); none: None; a mix
     is bad input (a node BOM and a cluster are not the same kind of option)."""
-    from slotwise.engine.bom.cluster_doc import ClusterDocError, is_cluster_document, read_cluster
+    from slotwise.engine.bom.cluster_doc import ClusterDocError, read_cluster, read_input
+    from slotwise.parts.safe_io import InputError
 
-    texts = {}
+    texts: dict[str, str] = {}
+    kinds: dict[str, bool] = {}
     for path in paths:
         try:
-            texts[path] = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            texts[path] = ""  # load_options says what is wrong with it
-    kinds = {path: is_cluster_document(t) for path, t in texts.items()}
+            texts[path], kinds[path] = read_input(path)
+        except InputError:
+            texts[path], kinds[path] = "", False  # load_options says what is wrong with it
     if not any(kinds.values()):
         return None
     if not all(kinds.values()):
