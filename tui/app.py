@@ -650,9 +650,20 @@ class SlotwiseApp(App[int]):
                 undo_labels=h.undo_labels,
                 redo_labels=h.redo_labels,
                 saved=self.saved_build,
+                label=self._session_label(),
             )
         except OSError as exc:  # tui.autosave.AutosaveError: names the path and cause
             self._warn_autosave(exc)
+
+    def _session_label(self) -> str | None:
+        """Which of the session's builds this is, for the resume list: the option letter
+        once pinned, "copy" for a copy of a build another slotwise holds open."""
+        parts = []
+        if len(self.options):
+            parts.append(self.options.label(self.options.active))
+        if self.is_copy:
+            parts.append("copy")
+        return ", ".join(parts) or None
 
     def apply_blink(self, screen) -> None:
         """Screens call this on mount: no blinking cursors when ``cursor_blink`` is False."""
@@ -828,10 +839,14 @@ class SlotwiseApp(App[int]):
             self.exit(0)
             return
         if not self.dirty and not self.other_options_dirty():
+            message = None
             if self.slot is not None:
                 with contextlib.suppress(OSError):  # then it stays listed: nothing is lost
-                    self.slot.discard()
-            self.exit(0)
+                    had_history = self.slot.exists() and self.history.can_undo
+                    trashed = self.slot.discard()
+                    if had_history and trashed is not None:
+                        message = self._trashed_message(trashed)
+            self.exit(0, message=message)
             return
 
         def answer(yes: bool | None) -> None:
@@ -846,6 +861,19 @@ class SlotwiseApp(App[int]):
                 no="Stay",
             ),
             answer,
+        )
+
+    def _trashed_message(self, trashed: Path) -> str:
+        """Said on the terminal after a clean quit: where the exported build's undo history
+        went, and for how long it is kept."""
+        from slotwise.tui.autosave import TRASH_KEEP
+
+        assert self.history is not None
+        n = len(self.history.undo_builds)
+        return (
+            f"slotwise: {self.history.current.chassis} is exported ({self.bom_path}); its undo "
+            f"history ({n} change{'s' if n != 1 else ''}) is in the trash for "
+            f"{TRASH_KEEP.days} days: {trashed}"
         )
 
     def on_unmount(self) -> None:

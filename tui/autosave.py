@@ -69,7 +69,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from slotwise.engine.bom.meta import BomMeta, Clock, to_utc_seconds, utc_now
 from slotwise.engine.build import Build
@@ -202,8 +202,10 @@ class AutosaveState(BaseModel):
     redo_labels: tuple[str, ...] = ()
     # The build as last exported to / opened from ``bom_path`` (None: never exported).
     saved: Build | None = None
+    # Which of the session's builds this was ("Option B", "copy"): told apart in the resume list.
+    label: str | None = Field(None, max_length=40)
 
-    @field_validator("bom_path", "undo_labels", "redo_labels")
+    @field_validator("bom_path", "undo_labels", "redo_labels", "label")
     @classmethod
     def _no_control_characters(cls, v: object) -> object:
         """Shown in the app: an autosave holding control characters is set aside, not shown."""
@@ -273,6 +275,7 @@ class Autosave:
         undo_labels: Sequence[str] | None = None,
         redo_labels: Sequence[str] | None = None,
         saved: Build | None = None,
+        label: str | None = None,
     ) -> AutosaveState:
         """Atomically replace this build's autosave with this state; return what was written.
 
@@ -291,6 +294,7 @@ class Autosave:
             undo_labels=tuple(undo_labels or ()),
             redo_labels=tuple(redo_labels or ()),
             saved=saved,
+            label=label,
         )
         text = state.model_dump_json(indent=1, exclude_defaults=False) + "\n"
         private_dir(self.dir)

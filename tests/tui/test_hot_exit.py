@@ -61,7 +61,7 @@ async def test_quit_with_unsaved_work_asks_and_resume_restores_with_labels(make_
         await started(pilot)
         assert isinstance(again.screen, RecoverScreen)  # the start screen lists it
         listed = str(again.screen.query_one("#recover-list").get_option_at_index(0).prompt)
-        assert "2026-01-15 09:30 UTC" in listed and CHASSIS in listed and "1 card" in listed
+        assert "2026-01-15 09:30 UTC" in listed and CHASSIS in listed and f"1 × {GPU}" in listed
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(again.screen, BuildScreen)

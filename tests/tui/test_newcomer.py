@@ -249,3 +249,64 @@ async def test_no_color_marks_the_selected_finding_and_nvlink_by_reverse_and_pla
         # the NVLink bracket glyphs are plain text in the terminal's own colour, and bold
         glyphs = [s for row in rows for t, s in row if t.strip() in ("┏", "┣", "┗")]
         assert glyphs and all(s.bold and (s.color is None or s.color.is_default) for s in glyphs)
+
+
+# ----------------------------------------------------------------------------- item 2
+async def test_resume_rows_tell_builds_apart(make_app, state_dir):
+    from slotwise.engine.build import Build
+    from slotwise.engine.workload import Workload
+    from slotwise.tui.autosave import AutosaveStore
+    from slotwise.tui.screens.recover import RecoverScreen
+
+    store = AutosaveStore(state_dir)
+    base = Build(chassis=CHASSIS)
+    l40s = "NVIDIA-L40S-48GB"
+    a = base.with_(
+        slots={"1": GPU, "2": GPU}, workload=Workload(model="llama-3.1-8b", method="inference")
+    )
+    b = base.with_(
+        slots={"1": l40s, "2": l40s}, workload=Workload(model="llama-2-7b", method="lora")
+    )
+    store.new().save(a, undo=[base], label="Option A")
+    store.new().save(b, undo=[base], label="Option B, copy")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        assert isinstance(app.screen, RecoverScreen)
+        shown = "\n".join(screen_text(app))
+        for text in (
+            f"2 × {GPU}",
+            "inference llama-3.1-8b",
+            "Option A",
+            f"2 × {l40s}",
+            "lora llama-2-7b",
+            "Option B, copy",
+        ):
+            assert text in shown, (text, shown)
+        assert all(len(row) <= 80 for row in screen_text(app))
+
+
+async def test_clean_quit_of_an_exported_build_says_where_its_undo_history_went(
+    make_app, catalog, tmp_path, monkeypatch, state_dir, capsys
+):
+    from textual.widgets import Input
+
+    monkeypatch.chdir(tmp_path)
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pick(pilot, "psu", "2700", 3)  # a change: there is undo history to keep
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "exported.toml"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not app.dirty
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    # printed on the terminal once the app has gone (wrapped: compare without whitespace)
+    said = "".join(capsys.readouterr().err.split())
+    assert "exported.toml" in said and "undohistory(1change)" in said
+    assert "inthetrashfor7days" in said
+    (trashed,) = (state_dir / "trash").iterdir()
+    assert trashed.name in said

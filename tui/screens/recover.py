@@ -4,6 +4,8 @@ the trash, not away).  No key here loses work: Esc is not bound, Ctrl+Q quits ke
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -16,19 +18,39 @@ from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.widgets.cursor_list import CursorList
 
 
+def _cards(build) -> str:
+    """The cards that tell builds apart: the baseboard, the most common card with its count,
+    how many others ("8 × NVIDIA-H200-NVL-141GB + 1 other")."""
+    counts = Counter(build.slots.values())
+    parts = [build.baseboard] if build.baseboard else []
+    if counts:
+        sku, n = counts.most_common(1)[0]
+        others = sum(counts.values()) - n
+        parts.append(f"{n} × {sku}" + (f" + {others} other" if others else ""))
+    return " · ".join(parts) or "no cards"
+
+
 def entry_text(e: AutosaveEntry) -> Text:
+    """One resume row: when, which build (chassis, option or copy), its cards and workload,
+    its changes and whether it is exported; where it came from and for whom."""
     st = e.state
-    cards = len(st.build.slots)
+    build = st.build
     steps = len(st.undo)
     t = Text(no_wrap=False)
     t.append(st.saved_at.strftime("%Y-%m-%d %H:%M UTC"), style="bold")
-    t.append(f"  {st.build.chassis} · {cards} card{'s' if cards != 1 else ''}")
-    t.append(f" · {steps} change{'s' if steps != 1 else ''}")
+    t.append(f"  {build.chassis}")
+    if st.label:
+        t.append(f" · {st.label}", style="bold")
+    t.append(f"\n  {_cards(build)}")
+    wl = build.workload
+    if wl is not None:
+        t.append(f" · {wl.method} {wl.model or wl.config or 'custom model'}")
+    t.append(f"\n  {steps} change{'s' if steps != 1 else ''}")
     if st.unexported:
         t.append(" · unexported", style="bold")
     who = " · ".join(x for x in ((st.meta.customer, st.meta.project) if st.meta else ()) if x)
     where = f"from {st.bom_path}" if st.bom_path else "never exported"
-    t.append(f"\n  {where}" + (f" · {who}" if who else ""), style="dim")
+    t.append(f" · {where}" + (f" · {who}" if who else ""), style="dim")
     if e.locked_by is not None:
         pid = f" (pid {e.locked_by.pid})" if e.locked_by.pid else ""
         t.append(f"\n  open in another slotwise{pid}: resuming opens a copy", style="italic")
