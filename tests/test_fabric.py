@@ -8,6 +8,8 @@ Each vector cites its table (transcribed with sources in shared/reference/fabric
 """
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from slotwise.engine.plan.fabric import FabricError, plan_compute_fabric, plan_management
 from slotwise.engine.plan.switches import Q3400, QM9700, SN5600, default_switch
@@ -131,3 +133,38 @@ def test_management_networks_are_scaled_from_the_4su_bom():
     small = {g.device.key: g.count for g in plan_management(4, f)}
     assert small["sn4600c"] == 2 and small["sn2201"] == 1  # BasePOD floors
     assert all("scaled" in g.basis or "not scaled" in g.basis for g in plan_management(31, f))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 20_000),
+    st.sampled_from([1, 2, 4, 8]),
+    st.sampled_from([(QM9700, 400), (QM9700, 200), (Q3400, 800), (SN5600, 400), (SN5600, 800)]),
+)
+def test_every_plan_is_non_blocking_and_consistent(nodes, rails, sw_speed):
+    """Invariants of the rules (module doc of engine.plan.fabric) on any size: every node link
+    has a leaf port, every leaf uplink a spine port, every spine uplink a core port; leaves =
+    rails x units; cables match the links; modules never exceed the cages."""
+    sw, gbps = sw_speed
+    radix = sw.radix(gbps)
+    try:
+        f = plan_compute_fabric(nodes, rails, sw, gbps)
+    except FabricError:
+        assert nodes * rails > radix**3 // 4 - radix  # only past the three-tier limit
+        return
+    half = radix // 2
+    links = nodes * rails + sw.ufm_links
+    per_cable = max(sw.ports) // gbps
+    assert f.cables["node_leaf"] == -(-nodes * rails // per_cable)
+    if f.tiers == 1:
+        assert links <= radix and f.leaf == 1
+        return
+    assert f.leaf == rails * f.units and f.units * half >= nodes + (1 if sw.ufm_links else 0)
+    assert (f.units - 1) * half < nodes + (1 if sw.ufm_links else 0)  # no spare unit
+    assert f.spine * radix >= f.leaf * half  # every leaf uplink has a spine port
+    if f.tiers == 2:
+        assert half % f.spine == 0 and f.leaf <= radix
+    else:
+        assert f.leaf > radix and f.core * radix >= f.spine * half
+    if f.transceivers_switch is not None:
+        assert f.transceivers_switch <= f.switches * sw.cages

@@ -190,7 +190,7 @@ class ClusterScreen(AppScreen[None]):
             volts, amps = f"{site.feed.volts:g}", f"{site.feed.amps:g}"
         yield Static(title, id="cl-title")
         with Grid(id="cl-form"):
-            yield Static("Nodes (blank: workload)", classes="cl-label")
+            yield Static("Nodes (blank=auto)", classes="cl-label")
             yield Static("Rack kW", classes="cl-label")
             yield Static(
                 f"Volts ({'3' if doc is None else doc.plan.site.feed.phases}-phase)",
