@@ -33,5 +33,6 @@ def test_markdown_labels_the_budget_dc_and_the_heat_at_the_wall():
     catalog, loaded, report = _loaded()
     md = to_markdown(loaded.build, catalog, loaded.meta, report)
     power = next(line for line in md.splitlines() if line.startswith("| Power,"))
-    assert "DC" in power and "at the wall" in power  # DC load, its AC figure in the detail
+    assert "DC" in power and "at the wall" not in power  # the DC load; the AC figure is below
+    assert "the whole server at the wall, worst case:" in md
     assert "| Heat (worst case at the wall, AC) |" in md

@@ -330,8 +330,11 @@ def _cluster_rows(evs: Sequence[_Evaluated], catalog: Catalog) -> list[Row]:
             servers.append(Cell(value=None, text="n/a"))
             racks.append(Cell(value=None, text="n/a"))
         elif sz.servers is None:
-            fix = f"; fix: {sz.fix}" if sz.fix else ""
-            servers.append(Cell(value=None, text=f"cannot size: {sz.problem}{fix}"))
+            # a cell stays short (the table must fit 80 columns); validate and the app say the
+            # whole problem and its fix
+            why = "past the node cap" if sz.cap is not None else "no scale-out NIC"
+            text = f"{sz.would_take:,}, {why}" if sz.would_take else "cannot size"
+            servers.append(Cell(value=None, text=text))
             racks.append(Cell(value=None, text="n/a"))
         elif sz.servers == 1:
             servers.append(Cell(value=1, text="1" + (" (tight)" if sz.tight else "")))
