@@ -282,6 +282,10 @@ BucketElements = Annotated[
     ),
     FloatSized,
 ]
+#: A latency objective in seconds (an hour at most).
+TargetSeconds = Annotated[
+    float, float_range(0, 3600, "seconds", "a latency objective", positive=True), FloatSized
+]
 #: Wall-clock target in days (a century at most).
 TargetDays = Annotated[
     float, float_range(0, 36_525, "days", "wanted wall-clock time", positive=True), FloatSized

@@ -92,3 +92,29 @@ def test_issue_24_serving_targets_on_the_published_cases():
     assert _median_abs(light) <= 0.10
     assert _median_abs(loaded) <= 0.15
     assert all(abs(error(c)) <= 0.5 for c in ttft)
+
+
+def test_latency_objective_sizes_replicas_from_the_largest_concurrency_meeting_it():
+    w = dict(model="llama-3.1-8b", users=400, seq_len=3072, output_len=1024, precision="fp8")
+    loose = estimate(Workload(**w, ttft_target_s=2.0, tpot_target_s=0.1), H100, 1, arch=LLAMA8)
+    tight = estimate(Workload(**w, ttft_target_s=0.5, tpot_target_s=0.03), H100, 1, arch=LLAMA8)
+    lo, ti = loose.serving, tight.serving
+    assert lo.max_users_per_replica_at_latency and ti.max_users_per_replica_at_latency
+    assert ti.max_users_per_replica_at_latency < lo.max_users_per_replica_at_latency <= lo.max_users
+    assert ti.replicas_for_users_at_latency == -(-400 // ti.max_users_per_replica_at_latency)
+    # The concurrency found meets the objective, one more user does not (or hits capacity).
+    n = ti.max_users_per_replica_at_latency
+    at = estimate(Workload(**{**w, "users": n}), H100, 1, arch=LLAMA8).serving
+    assert at.ttft_s <= 0.5 and at.inter_token_s <= 0.03
+    past = estimate(Workload(**{**w, "users": n + 1}), H100, 1, arch=LLAMA8).serving
+    assert past.ttft_s > 0.5 or past.inter_token_s > 0.03
+
+
+def test_cli_latency_preset_and_override(capsys):
+    rc = main(["estimate", "--model", "llama-3.1-8b", "--users", "300", "--seq-len", "3072",
+               "--output-len", "1024", "--latency-preset", "mlperf-llama3.1-8b-server",
+               "--tpot-target-ms", "50", "--json"])  # fmt: skip
+    sv = json.loads(capsys.readouterr().out)["serving"]
+    assert rc in (0, 1)
+    assert sv["ttft_target_s"] == 2.0 and sv["tpot_target_s"] == 0.05
+    assert sv["max_users_per_replica_at_latency"] >= 1 and sv["replicas_for_users_at_latency"] >= 1

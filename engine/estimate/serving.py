@@ -348,6 +348,13 @@ class Serving(BaseModel):
     request_latency_s: float = 0.0
     requests_per_s: float = 0.0
     kv_cache_dtype: str = "bf16"
+    #: Latency objective (seconds) and what it allows: users per replica meeting it, replicas
+    #: and servers for ``users`` (None: no objective given).
+    ttft_target_s: float | None = None
+    tpot_target_s: float | None = None
+    max_users_per_replica_at_latency: int | None = None
+    replicas_for_users_at_latency: int | None = None
+    servers_for_users_at_latency: int | None = None
 
     def to_json(self) -> dict:
         return {
@@ -368,6 +375,11 @@ class Serving(BaseModel):
             "request_latency_s": self.request_latency_s,
             "requests_per_s": self.requests_per_s,
             "kv_cache_dtype": self.kv_cache_dtype,
+            "ttft_target_s": self.ttft_target_s,
+            "tpot_target_s": self.tpot_target_s,
+            "max_users_per_replica_at_latency": self.max_users_per_replica_at_latency,
+            "replicas_for_users_at_latency": self.replicas_for_users_at_latency,
+            "servers_for_users_at_latency": self.servers_for_users_at_latency,
             "inter_token_s": self.inter_token_s,
             "tokens_per_s_per_user": self.tokens_per_s_per_user,
             "tokens_per_s": self.tokens_per_s,
@@ -398,6 +410,36 @@ def users_at_rate(replica: Replica, prompt: int, output: int, rate: float, cap: 
 
     def ok(b: int) -> bool:
         return 1.0 / replica.loaded(b, prompt, output)[0] >= rate
+
+    if cap < 1 or not ok(1):
+        return 0
+    lo, hi = 1, cap
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def users_at_latency(
+    replica: Replica,
+    prompt: int,
+    output: int,
+    ttft_s: float | None,
+    tpot_s: float | None,
+    cap: int,
+) -> int:
+    """Largest concurrency per replica (up to the KV capacity ``cap``) whose time to first token
+    under load and time per output token meet ``ttft_s`` / ``tpot_s`` (0: not even one user).
+    Both grow with the users, so a binary search finds the boundary."""
+
+    def ok(b: int) -> bool:
+        itl, tps, _ = replica.loaded(b, prompt, output)
+        if tpot_s is not None and itl > tpot_s:
+            return False
+        return ttft_s is None or ttft_under_load(replica, b, b, prompt, output, tps)[0] <= ttft_s
 
     if cap < 1 or not ok(1):
         return 0
@@ -495,6 +537,26 @@ def serving_estimate(
         + (" (FP8 weights on an optimised engine: TensorRT-LLM's FP8 recipe)"
            if w.kv_cache_dtype in (None, "auto") and kv_cache_dtype(w) == "fp8" else "")
     )  # fmt: skip
+    at_latency = replicas_lat = servers_lat = None
+    if w.ttft_target_s or w.tpot_target_s:
+        at_latency = users_at_latency(
+            replica, prompt, output, w.ttft_target_s, w.tpot_target_s, cap
+        )
+        goal = " and ".join(
+            f"{name} <= {v * 1e3:,.0f} ms"
+            for name, v in (("TTFT", w.ttft_target_s), ("TPOT", w.tpot_target_s))
+            if v
+        )
+        if at_latency:
+            replicas_lat = math.ceil(users / at_latency)
+            servers_lat = math.ceil(replicas_lat * replica.tp / max(1, gpus_per_server))
+            notes.append(
+                f"latency objective {goal} (met by the mean; tails not modelled): "
+                f"{at_latency} users per replica, {users} users need {replicas_lat} "
+                f"replica(s) of {replica.tp} GPU(s) = {servers_lat} server(s)"
+            )
+        else:
+            notes.append(f"latency objective {goal}: not met even by one user per replica")
     if per_replica > cap >= 1:
         notes.append(
             f"{per_replica} users per replica, the KV cache holds {cap}: {cap} decode at once "
@@ -523,6 +585,11 @@ def serving_estimate(
         request_latency_s=ttft + itl * max(0, output - 1),
         requests_per_s=replica_tps * dp / output,
         kv_cache_dtype=kv_cache_dtype(w),
+        ttft_target_s=w.ttft_target_s,
+        tpot_target_s=w.tpot_target_s,
+        max_users_per_replica_at_latency=at_latency,
+        replicas_for_users_at_latency=replicas_lat,
+        servers_for_users_at_latency=servers_lat,
         inter_token_s=itl,
         tokens_per_s_per_user=1.0 / itl,
         tokens_per_s=replica_tps * dp,

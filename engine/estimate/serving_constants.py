@@ -90,6 +90,21 @@ PREFILL_CHUNK_TOKENS = 2048
 #: not fitted.
 REQUEST_OVERHEAD_S = 0.005
 
+#: Latency objectives as named presets: (time to first token s, time per output token s).
+#: MLPerf Inference datacenter LLM benchmarks, p99 limits of the Server and Interactive
+#: scenarios (MLCommons inference_rules.adoc, LLM latency constraints; quoted in the shared
+#: reference serving-capacity.md).  slotwise estimates means, so a preset is met by the mean:
+#: the tail is not modelled (stated wherever a preset is used).
+LATENCY_PRESETS: dict[str, tuple[float, float]] = {
+    "mlperf-llama2-70b-server": (2.0, 0.200),
+    "mlperf-llama2-70b-interactive": (0.450, 0.040),
+    "mlperf-llama3.1-405b-server": (6.0, 0.175),
+    "mlperf-llama3.1-405b-interactive": (4.5, 0.080),
+    "mlperf-llama3.1-8b-server": (2.0, 0.100),
+    "mlperf-llama3.1-8b-interactive": (0.500, 0.030),
+    "mlperf-mixtral-8x7b-server": (2.0, 0.200),
+}
+
 # ----------------------------------------------------------------------------- workload defaults
 
 #: Output tokens per request when ``--output-len`` is not given: half of ``--seq-len`` (prompt

@@ -24,6 +24,7 @@ from slotwise.parts.bounds import (
     MicroBatch,
     PlanningMargin,
     TargetDays,
+    TargetSeconds,
     TensorParallel,
     TokenRate,
     TrainTokens,
@@ -211,6 +212,11 @@ class Workload(BaseModel):
     # TensorRT-LLM / vLLM / SGLang run by default; "eager" = no CUDA graphs).
     users: ConcurrentUsers | None = None
     tokens_per_user_s: TokenRate | None = None
+    # A latency objective for serving (engine.estimate.serving.users_at_latency): time to first
+    # token and time per output token each request must meet, in seconds.  Capacity is then
+    # the largest concurrency per replica that meets both; replicas = users / that.
+    ttft_target_s: TargetSeconds | None = None
+    tpot_target_s: TargetSeconds | None = None
     output_len: ContextTokens | None = None
     # Inference with model code that returns a new tuple of past keys/values at every forward
     # (transformers before v4.36's Cache classes, and trust_remote_code models that keep the

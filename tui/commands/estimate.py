@@ -229,17 +229,35 @@ def serving_lines(sv) -> list[str]:
         f"Serving {sv.users} concurrent user(s) ({sv.prompt_tokens} prompt + "
         f"{sv.output_tokens} output tokens each, {sv.engine} engine, "
         f"{sv.users_per_replica} per replica x {sv.replicas})",
-        f"  time to first token   {sv.ttft_s * 1e3:10,.0f} ms (one prompt, idle server)",
-        f"  tokens/s per user     {sv.tokens_per_s_per_user:10,.1f} "
+        f"  time to first token        {sv.ttft_s * 1e3:10,.0f} ms with {sv.users} user(s) "
+        f"(idle server {sv.ttft_idle_s * 1e3:,.0f} ms)",
+        f"  inter-token latency        {sv.inter_token_s * 1e3:10,.1f} ms",
+        f"  output tokens/s per user   {sv.tokens_per_s_per_user:10,.1f} "
         f"(with all {sv.users:,} users on these GPUs; single user "
         f"{sv.single_user_tokens_per_s:,.1f})",
-        f"  tokens/s, these GPUs  {sv.tokens_per_s:10,.0f}",
-        f"  tokens/s per server   {sv.tokens_per_s_per_server:10,.0f}",
-        f"  KV cache for users    {sv.kv_cache_bytes_for_users / GIB:10,.2f} GiB "
+        f"  output tokens/s, all GPUs  {sv.tokens_per_s:10,.0f}",
+        f"  output tokens/s per server {sv.tokens_per_s_per_server:10,.0f}",
+        f"  decoding at once           {sv.running_users_per_replica:10,} per replica"
+        + (f", {sv.queued_users:,} queued" if sv.queued_users else ""),
+        f"  KV cache for users         {sv.kv_cache_bytes_for_users / GIB:10,.2f} GiB "
         f"({sv.kv_cache_bytes_per_gpu / GIB:,.2f} GiB per GPU)",
-        f"  most users that fit   {sv.max_users:10,}"
+        f"  most users that fit        {sv.max_users:10,}"
         + ("" if sv.fits_users else "  (fewer than asked)"),
     ]
+    if sv.ttft_target_s or sv.tpot_target_s:
+        goal = " and ".join(
+            f"{name} <= {v * 1e3:,.0f} ms"
+            for name, v in (("TTFT", sv.ttft_target_s), ("TPOT", sv.tpot_target_s))
+            if v
+        )
+        if sv.max_users_per_replica_at_latency:
+            out.append(
+                f"  users per replica at {goal}: {sv.max_users_per_replica_at_latency}; "
+                f"{sv.users} users need {sv.replicas_for_users_at_latency} replica(s) = "
+                f"{sv.servers_for_users_at_latency} server(s) (mean latency; tails not modelled)"
+            )
+        else:
+            out.append(f"  {goal} is out of reach on this layout even for one user")
     if sv.tokens_per_user_s_target:
         at = sv.max_users_per_replica_at_target
         out.append(

@@ -12,6 +12,7 @@ import argparse
 from pydantic import ValidationError
 
 from slotwise.engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
+from slotwise.engine.estimate.serving_constants import LATENCY_PRESETS
 from slotwise.engine.workload import (
     CHECKPOINT_MODES,
     KV_CACHE_DTYPES,
@@ -57,6 +58,8 @@ _FLAG_OF_FIELD = {
     "legacy_kv_cache": "--legacy-kv-cache",
     "serving_engine": "--serving-engine",
     "kv_cache_dtype": "--kv-cache-dtype",
+    "ttft_target_s": "--ttft-target-ms",
+    "tpot_target_s": "--tpot-target-ms",
     "global_batch": "--global-batch",
     "checkpoint_mode": "--checkpoint-mode",
     "activation_offload": "--activation-offload",
@@ -369,6 +372,26 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         "serves --precision fp8 (TensorRT-LLM's FP8 recipe), else the activations' dtype",
     )
     g.add_argument(
+        "--ttft-target-ms",
+        type=_positive_float,
+        metavar="MS",
+        help="inference: latency objective, time to first token under load; with --users, "
+        "sizes the replicas and servers that meet it (a preset from --latency-preset if unset)",
+    )
+    g.add_argument(
+        "--tpot-target-ms",
+        type=_positive_float,
+        metavar="MS",
+        help="inference: latency objective, time per output token under load",
+    )
+    g.add_argument(
+        "--latency-preset",
+        choices=tuple(LATENCY_PRESETS),
+        default=None,
+        help="inference: named TTFT/TPOT objective (MLPerf Inference Server / Interactive "
+        "p99 limits, met by the mean estimate); --ttft-target-ms/--tpot-target-ms override it",
+    )
+    g.add_argument(
         "--global-batch",
         type=_positive_int,
         metavar="N",
@@ -496,6 +519,17 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         value = getattr(args, dest, None)
         if value is not None:
             fields[dest] = value
+    preset = getattr(args, "latency_preset", None)
+    ttft_ms = getattr(args, "ttft_target_ms", None)
+    tpot_ms = getattr(args, "tpot_target_ms", None)
+    if preset is not None:
+        p_ttft, p_tpot = LATENCY_PRESETS[preset]
+        fields["ttft_target_s"] = p_ttft
+        fields["tpot_target_s"] = p_tpot
+    if ttft_ms is not None:
+        fields["ttft_target_s"] = ttft_ms / 1e3
+    if tpot_ms is not None:
+        fields["tpot_target_s"] = tpot_ms / 1e3
     parallel = getattr(args, "parallel", None)
     if parallel is not None:
         fields["parallel"] = parallel  # Workload maps the fsdp alias
