@@ -45,7 +45,10 @@ def memory_as_the_rule_wants(cat):
     error-free builds may have less)."""
 
     def keep(build, report):
-        return _memory_ok(cat, build)
+        # and one server runs it with the planning margin (the one sizing answer,
+        # engine.check.sizing): a build that fits only inside the margin is not suggested
+        one = report.verdict is not None and report.verdict.servers == 1
+        return one and _memory_ok(cat, build)
 
     return keep
 

@@ -282,9 +282,14 @@ def render(result: SuggestResult, workload, model: str, warnings, tcos, written,
         lines.append(f"    {parts_line(s.build)}")
         if slots:
             lines.append(f"    slots {slots}")
-        sv = s.estimate.serving
-        if sv is not None:
-            lines.append(f"    {serving_line(sv)}")
+        sz = s.sizing
+        if sz is not None and sz.serving is not None:
+            lines.append(f"    {serving_line(sz.serving, sz.load)}")
+        elif s.estimate.serving is not None:
+            lines.append(f"    {serving_line(s.estimate.serving)}")
+        if sz is not None:
+            lines.append(f"    sizing: {sz.summary(short=True)}")
+            lines += [f"      {n.text}" for n in sz.needs if n.kind != "memory" or s.nodes > 1]
         if s.quote and s.quote.missing:
             lines.append(f"    no price for: {', '.join(s.quote.missing)}")
         if written:
@@ -293,8 +298,10 @@ def render(result: SuggestResult, workload, model: str, warnings, tcos, written,
     if first.cluster is not None:
         lines += ["", cluster_markdown(first.cluster).rstrip()]
         lines.append(
-            "(cluster node BOMs carry no workload: the rules check one server, and the job "
-            "needs all nodes)"
+            "(a training node's BOM carries no workload: the rules check one server, and the "
+            "job needs all nodes)"
+            if first.build.workload is None
+            else "(each serving node's BOM carries its share of the users)"
         )
     for s in result.suggestions:
         if s.rank in tcos:

@@ -431,7 +431,7 @@ def _margin_pct(text: str) -> float:
 MARGIN_HELP = (
     "planning margin in percent: an estimate must beat a target (memory, time, serving) by "
     "this much before it counts as met (default: each estimate's held-out median error, "
-    "memory 3.6 %%, time 14.9 %%, serving 9.4 %%; 0 = none)"
+    "memory 3.6 %%, time 14.9 %%, serving 8.6 %%; 0 = none)"
 )
 
 

@@ -135,6 +135,7 @@ def suggest(
         memory_ratio=default_memory_ratio() if memory_ratio is None else memory_ratio,
     )
     ctx.per_server_kw = takes_per_server(ctx.estimator)
+    ctx.real = estimator is None and evaluator is None
     chassis = select_chassis(catalog, cons)
     notes: list[str] = []
     if not chassis:
@@ -150,6 +151,13 @@ def suggest(
         more, v2 = best_first(ctx, multi_node_candidates(ctx, chassis), limit)
         found, validated = more, validated + v2
     ranked = tuple(dataclasses.replace(s, rank=i + 1) for i, s in enumerate(found))
+    if ctx.capped and not found:
+        past, per, gpu = min(ctx.capped)
+        notes.append(
+            f"The search stopped at {ref('max_nodes', str(cons.max_nodes))}: the fewest that "
+            f"would run the workload is {past:,} nodes of {per} x {gpu} (raise the limit to "
+            f"{past} to see them)."
+        )
     if prices is not None and prices.any_example:
         notes.append(
             f"Prices come from {prices.origin or 'the price list'}, which is marked EXAMPLE: "

@@ -68,14 +68,23 @@ class SearchContext:
     placer: Placer = field(default_factory=Placer)
     rejected: Counter = field(default_factory=Counter)
     seq: int = 0
+    #: The real estimator and evaluator: the one sizing answer (engine.check.sizing) applies.
+    real: bool = False
+    #: (nodes it would take, GPUs per node, GPU) of searches the node limit stopped.
+    capped: list = field(default_factory=list)
+    #: size_servers per (GPU, count) with the GPU's own links, shared by every chassis.
+    sized: dict = field(default_factory=dict)
 
 
-def estimate_on(ctx: SearchContext, gpu: Gpu, gpus: int, per_server: int) -> Estimate:
+def estimate_on(
+    ctx: SearchContext, gpu: Gpu, gpus: int, per_server: int, workload: Workload | None = None
+) -> Estimate:
     """Call the estimator; pass ``gpus_per_server`` when it takes one (the real one does: it
     decides where tensor parallelism and the intra-node links apply)."""
+    w = workload or ctx.workload
     if ctx.per_server_kw:
-        return ctx.estimator(ctx.workload, gpu, gpus, arch=ctx.arch, gpus_per_server=per_server)
-    return ctx.estimator(ctx.workload, gpu, gpus, arch=ctx.arch)
+        return ctx.estimator(w, gpu, gpus, arch=ctx.arch, gpus_per_server=per_server)
+    return ctx.estimator(w, gpu, gpus, arch=ctx.arch)
 
 
 def takes_per_server(fn: Estimator) -> bool:
@@ -213,6 +222,15 @@ def make_candidate(
             why = f"none of its PSUs has a published rating at {ctx.cons.voltage} V input"
         ctx.rejected[f"{ch.sku}: {why}"] += 1
         return None
+    drives = drives_for(ch, cat, ctx.objective, ctx.prices)
+    if not drives:
+        # a server needs a boot drive; with no known bay for one, the build is not complete
+        ctx.rejected[f"{ch.sku}: no drive bay known for a boot drive (catalog)"] += 1
+        return None
+    carried = ctx.workload if nodes == 1 else None
+    if nodes > 1 and not ctx.workload.training and ctx.workload.users and nic is None:
+        # a server of a serving cluster carries its share of the users
+        carried = ctx.workload.model_copy(update={"users": -(-ctx.workload.users // nodes)})
     build = Build(
         chassis=ch.sku,
         cpu=cpu.sku,
@@ -222,9 +240,9 @@ def make_candidate(
         slots=slots,
         baseboard=bb.sku if bb else None,
         bridges=bridges,
-        drives=drives_for(ch, cat, ctx.objective, ctx.prices),
+        drives=drives,
         env=env,
-        workload=ctx.workload if nodes == 1 else None,
+        workload=carried,
     )
     sized = with_psu(build, cat, psu_opts, draw_estimate(build, cat), ctx.prices)
     if sized is None:
@@ -242,9 +260,11 @@ def make_candidate(
     cand.bound = ranking_key(
         ctx.objective,
         n * nodes,
+        nodes,
         power_floor,
         price_floor,
         time_metric(est, ctx.workload),
         (),
     )
+    cand.bound = (0, *cand.bound)  # known figures first (repair.finish): 0 is the floor
     return cand

@@ -70,10 +70,19 @@ def dimm_options(
         counts.append(slots)
     opts = [(d, n) for d in dimms for n in counts if n > 0]
 
+    def runs_at(n: int) -> int | None:
+        """MT/s the CPU runs ``n`` DIMMs at (2 per channel when more than the channels)."""
+        two = bool(per_fill) and n > per_fill
+        return cpu.memory_mts_2dpc if two else cpu.memory_mts_1dpc
+
     def key(o: tuple[Dimm, int]) -> tuple:
         d, n = o
         m = part_metric(d, objective, prices, n)
-        return (*m[:3], d.capacity_gb * n, n, -d.speed_mts, d.sku)
+        cap = runs_at(n)
+        # a DIMM faster than the CPU runs it buys nothing: the one at the CPU's speed first
+        # (engine.check.rules.memory's memory.speed_capped says the same of a build)
+        faster = int(cap is not None and d.speed_mts > cap)
+        return (*m[:3], d.capacity_gb * n, n, faster, -d.speed_mts, d.sku)
 
     return sorted(opts, key=key)
 

@@ -46,15 +46,17 @@ def time_metric(est: Estimate, workload: Workload) -> float:
 
 
 def ranking_key(
-    objective: str, gpus: int, power: float, price: float, time: float, tie: tuple
+    objective: str, gpus: int, servers: int, power: float, price: float, time: float, tie: tuple
 ) -> tuple:
+    """The objective first, then servers (fewer on a tie), then the rest.  Callers put whether
+    every figure is known in front (known builds before any whose speed is unknown)."""
     if objective == "gpus":
-        return (gpus, power, price, time, *tie)
+        return (gpus, servers, power, price, time, *tie)
     if objective == "power":
-        return (power, gpus, price, time, *tie)
+        return (power, servers, gpus, price, time, *tie)
     if objective == "price":
-        return (price, gpus, power, time, *tie)
-    return (time, gpus, power, price, *tie)
+        return (price, servers, gpus, power, time, *tie)
+    return (time, servers, gpus, power, price, *tie)
 
 
 def gpu_power_floor(gpu: Gpu, n: int, nodes: int, bb: Baseboard | None) -> float:

@@ -4,9 +4,12 @@ constraints and make the ``Suggestion``."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from slotwise.engine.build import Build
 from slotwise.engine.build.edits import AddBridge, Move, RemoveBridge, SetCount, SetDrives
 from slotwise.engine.check.report import Report
+from slotwise.engine.check.sizing import Sizing
 from slotwise.engine.cost.pricing import quote_build
 from slotwise.engine.inputs import ref
 from slotwise.engine.plan.cluster import plan_cluster
@@ -88,7 +91,40 @@ def validate(ctx: SearchContext, cand: Candidate) -> tuple[Build, Report] | None
     return None
 
 
+def _sized(
+    ctx: SearchContext, cand: Candidate, build: Build, report: Report
+) -> tuple[Build, Report, Sizing | None, int] | None:
+    """The one sizing answer for the validated build under the whole workload
+    (engine.check.sizing via evaluate): its server count replaces the search's.  A serving
+    server then carries its share of the users and is validated again.  None: rejected."""
+    if not ctx.real:
+        return build, report, None, cand.nodes
+    w = ctx.workload
+    full = report if build.workload == w else ctx.evaluator(build.with_(workload=w), ctx.catalog)
+    sz = full.verdict.sizing if full.verdict is not None else None
+    if sz is None or sz.servers is None:
+        why = sz.problem if sz is not None else "no estimate for the whole workload"
+        ctx.rejected[f"{cand.chassis.sku} with {cand.gpus} x {cand.gpu.sku}: {why}"] += 1
+        return None
+    if build.workload is not None and not w.training and w.users:
+        share = w.model_copy(update={"users": -(-w.users // sz.servers)})
+        if build.workload != share:
+            build = build.with_(workload=share)
+            report = ctx.evaluator(build, ctx.catalog)
+            if report.errors:
+                first = report.of("error")[0]
+                ctx.rejected[f"{first.rule}: {first.message}"] += 1
+                return None
+    return build, report, sz, sz.servers
+
+
 def finish(ctx: SearchContext, cand: Candidate, build: Build, report: Report) -> Suggestion | None:
+    sized = _sized(ctx, cand, build, report)
+    if sized is None:
+        return None
+    build, report, sizing, nodes = sized
+    if nodes != cand.nodes:
+        cand = dataclasses.replace(cand, nodes=nodes)
     # per node: the worst-case draw at the wall (what circuits, racks and TCO are sized on);
     # an evaluator without wall figures falls back to the power budget
     budget = report.budget("power")
@@ -135,11 +171,14 @@ def finish(ctx: SearchContext, cand: Candidate, build: Build, report: Report) ->
     key = ranking_key(
         ctx.objective,
         cand.gpus * cand.nodes,
+        cand.nodes,
         INF if power is None else power * cand.nodes,
         INF if price is None else price,
         time_metric(cand.est, ctx.workload),
         (cand.chassis.sku, cand.gpu.sku),
     )
+    # every figure known (speed, time) before builds whose speed is unknown
+    key = (int(sizing is not None and bool(sizing.unknown)), *key)
     return Suggestion(
         rank=0,
         build=build,
@@ -152,4 +191,5 @@ def finish(ctx: SearchContext, cand: Candidate, build: Build, report: Report) ->
         quote=quote,
         cluster=cluster,
         key=key,
+        sizing=sizing,
     )

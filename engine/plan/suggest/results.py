@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from slotwise.engine.build import Build, InputVoltage, Redundancy
 from slotwise.engine.check.report import Report
+from slotwise.engine.check.sizing import Sizing
 from slotwise.engine.cost.pricing import Quote
 from slotwise.engine.estimate import Estimate
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, ClusterPlan
@@ -62,6 +63,14 @@ class Suggestion:
     quote: Quote | None  # per node
     cluster: ClusterPlan | None
     key: tuple
+    #: The one sizing answer for this build and the whole workload (engine.check.sizing);
+    #: None with an injected estimator/evaluator.
+    sizing: Sizing | None = None
+
+    @property
+    def unknown(self) -> tuple[str, ...]:
+        """What is unknown about this build's speed (listed apart when not empty)."""
+        return self.sizing.unknown if self.sizing is not None else ()
 
     @property
     def total_gpus(self) -> int:
@@ -120,6 +129,8 @@ class Suggestion:
                 "env": b.env.model_dump(),
             },
             "cluster": self.cluster.to_json() if self.cluster else None,
+            "sizing": self.sizing.to_json() if self.sizing else None,
+            "unknown": list(self.unknown),
         }
 
 

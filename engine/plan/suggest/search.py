@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import heapq
 
+from slotwise.engine.check.margin import margin_for
+from slotwise.engine.check.sizing import HARD_LIMIT, size_servers
 from slotwise.engine.check.verdict import target_check
 from slotwise.engine.estimate import Estimate
 from slotwise.engine.inputs import ref
@@ -56,16 +58,43 @@ def best_first(
 
 
 def misses_target(est: Estimate, w: Workload) -> str | None:
-    """Why an estimate does not meet --target-days (None: it does, or there is no target).
-    An unknown time cannot be shown to meet it, so it misses."""
+    """Why an estimate does not meet --target-days with the planning margin (engine.check.margin;
+    None: it does, or there is no target).  An unknown time cannot be shown to meet it."""
     check = target_check(w, est.train_hours)
-    if check is None or check.met:
+    if check is None:
         return None
     if check.days is None:
         return "training time unknown (GPU lacks a dense BF16 figure), cannot meet " + ref(
             "target_days"
         )
-    return f"{check.days:,.1f} days misses {ref('target_days')} {check.target_days:g}"
+    m = margin_for(w).time
+    if (check.train_hours or 0.0) * (1 + m) <= check.target_hours:
+        return None
+    return (
+        f"{check.days:,.1f} days misses {ref('target_days')} {check.target_days:g} "
+        f"with the {100 * m:.0f} % margin"
+    )
+
+
+def share_of_users(w: Workload, servers: int) -> Workload:
+    """The workload one of ``servers`` serving replicas' servers carries: its share of users."""
+    if servers <= 1 or not w.users:
+        return w
+    return w.model_copy(update={"users": -(-w.users // servers)})
+
+
+def _serving_nodes(ctx: SearchContext, gpu: Gpu, n: int) -> int | str:
+    """Servers of ``n`` x ``gpu`` that serve the users (the one sizing answer with the GPU's own
+    links), or why none: a replica that spans servers is the cluster search's job."""
+    key = (gpu.sku, n)
+    sz = ctx.sized.get(key)
+    if sz is None:
+        sz = ctx.sized[key] = size_servers(ctx.workload, gpu, n, arch=ctx.arch)
+    if sz.servers is None:
+        return f"{n} x {gpu.sku}: {sz.problem}"
+    if sz.fabric_needed:
+        return f"{n} x {gpu.sku}: one copy of the model spans servers"
+    return sz.servers
 
 
 def single_node_candidates(ctx: SearchContext, chassis: list[Chassis]) -> list[Candidate]:
@@ -89,18 +118,28 @@ def single_node_candidates(ctx: SearchContext, chassis: list[Chassis]) -> list[C
             for n in counts:
                 if n % w.tp_or_1:
                     continue
-                est = estimate_on(ctx, gpu, n, n)
-                if not est.fits:
-                    ctx.rejected[f"workload does not fit {n} x {gpu.sku}"] += 1
-                    continue
-                why = misses_target(est, w)
-                if why:
-                    ctx.rejected[f"{n} x {gpu.sku}: {why}"] += 1
-                    continue
+                nodes = 1
+                if ctx.real and not w.training and w.users:
+                    # serving scales by replicas across servers (engine.check.sizing)
+                    found = _serving_nodes(ctx, gpu, n)
+                    if isinstance(found, str):
+                        ctx.rejected[found] += 1
+                        continue
+                    nodes = found
+                    est = estimate_on(ctx, gpu, n, n, share_of_users(w, nodes))
+                else:
+                    est = estimate_on(ctx, gpu, n, n)
+                    if not est.fits:
+                        ctx.rejected[f"workload does not fit {n} x {gpu.sku}"] += 1
+                        continue
+                    why = misses_target(est, w)
+                    if why:
+                        ctx.rejected[f"{n} x {gpu.sku}: {why}"] += 1
+                        continue
                 placement = None
                 if bb is None:
                     placement = place(ctx.placer, ch, gpu, n, ch.cpu_sockets, groups, None, 0)
-                cand = make_candidate(ctx, ch, gpu, bb, n, 1, est, None, cpu, placement)
+                cand = make_candidate(ctx, ch, gpu, bb, n, nodes, est, None, cpu, placement)
                 if cand is not None:
                     cands.append(cand)
     return cands
@@ -130,6 +169,15 @@ def fewest_nodes(ctx: SearchContext, gpu: Gpu, per_node: int) -> tuple[int, Esti
         return why if why and est(k).train_hours is None else None
 
     found = fewest_passing(ok, stuck, top, per_node)
+    if isinstance(found, str) and found.startswith("not even"):
+        # stopped by the node limit: say which limit, and what it would take past it
+        past = fewest_passing(ok, stuck, HARD_LIMIT, per_node)
+        if isinstance(past, int):
+            ctx.capped.append((past, per_node, gpu.sku))
+            return (
+                f"{ref('max_nodes', str(top))} stops the search: {past:,} nodes of "
+                f"{per_node} x {gpu.sku} would run it (raise it to {past})"
+            )
     return found if isinstance(found, str) else (found, est(found))
 
 
