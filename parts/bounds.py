@@ -122,7 +122,9 @@ Share = Annotated[
 #: A GPU's memory: the largest today carry 288 GB; 4 TB leaves room and catches GB/MB slips.
 GpuMemoryGB = Annotated[
     float,
-    float_range(0, 4_096, "GB", "one GPU's memory (largest today 288 GB)", positive=True),
+    float_range(
+        1, 4_096, "GB", "one GPU's memory (smallest data-center card 4 GB, largest today 288 GB)"
+    ),
     FloatSized,
 ]
 #: A DIMM's capacity (largest 256 GB today).
@@ -132,12 +134,14 @@ DimmGB = Annotated[
 #: A drive's capacity (largest SSD today 122.88 TB).
 DriveTB = Annotated[
     float,
-    float_range(0, 1_000, "TB", "one drive (largest today ~123 TB)", positive=True),
+    float_range(0.01, 1_000, "TB", "one drive (a 16 GB boot module to ~123 TB today)"),
     FloatSized,
 ]
 #: Memory / interconnect bandwidth of one device (HBM3e: 8,000 GB/s; NVLink 5: 1,800 GB/s).
 BandwidthGBs = Annotated[
-    float, float_range(0, 100_000, "GB/s", "one device's bandwidth", positive=True), FloatSized
+    float,
+    float_range(0.01, 100_000, "GB/s", "one device's bandwidth (a 1 GbE port is 0.125 GB/s)"),
+    FloatSized,
 ]
 #: Memory transfer rate (DDR5 MRDIMM 8,800 MT/s).
 MemoryMTs = Annotated[
@@ -156,7 +160,9 @@ MrdimmMTs = Annotated[
 
 #: Dense throughput of one GPU in TFLOPS (B200 FP8 dense ~4,500; FP4 sparse ~20,000).
 Tflops = Annotated[
-    float, float_range(0, 100_000, "TFLOPS", "one GPU's throughput", positive=True), FloatSized
+    float,
+    float_range(0.01, 100_000, "TFLOPS", "one GPU's throughput (no data-center GPU below 1)"),
+    FloatSized,
 ]
 #: CPU cores per socket (the largest today: 288 E-cores).
 CpuCores = Annotated[
@@ -270,7 +276,7 @@ TensorParallel = Annotated[int, int_range(1, 4_096, "GPUs", "tensor-parallel deg
 #: Tokens to train on: the largest published runs use ~36 T (3.6e13); 1e16 is ~300x that.
 TrainTokens = Annotated[
     float,
-    float_range(0, 1e16, "tokens", "to train on (largest runs today ~3.6e13)", positive=True),
+    float_range(1, 1e16, "tokens", "to train on (largest runs today ~3.6e13)"),
     FloatSized,
 ]
 #: Elements of DeepSpeed ZeRO-1/2 gradient bucket buffers (``reduce_bucket_size``, default 5e8,
@@ -288,11 +294,17 @@ TargetSeconds = Annotated[
 ]
 #: Wall-clock target in days (a century at most).
 TargetDays = Annotated[
-    float, float_range(0, 36_525, "days", "wanted wall-clock time", positive=True), FloatSized
+    float,
+    float_range(0.001, 36_525, "days", "wanted wall-clock time (from ~1.5 minutes to 100 years)"),
+    FloatSized,
 ]
 #: A fraction in (0, 1] (model FLOPs utilisation).
 Fraction = Annotated[
-    float, float_range(0, 1, "fraction", "a share such as MFU", positive=True), FloatSized
+    float,
+    float_range(
+        0.01, 1, "fraction", "model FLOPs utilisation: below 1% no training run is planned"
+    ),
+    FloatSized,
 ]
 #: A dropout probability in [0, 1] (0 = no dropout).
 DropoutRate = Annotated[
@@ -306,7 +318,9 @@ PlanningMargin = Annotated[
 ConcurrentUsers = Annotated[int, int_range(1, 1 << 30, "users", "served at once"), StrictNumber]
 #: Tokens per second (per user or per GPU; the fastest decoders today: ~10^4 tokens/s).
 TokenRate = Annotated[
-    float, float_range(0, 1e7, "tokens/s", "a generation speed", positive=True), FloatSized
+    float,
+    float_range(0.001, 1e7, "tokens/s", "a generation speed (one token in 1,000 s and up)"),
+    FloatSized,
 ]
 #: Counts of a part in one build (CPUs, DIMMs, PSUs, bridges, drives).
 PartCount = Annotated[int, int_range(0, 1_024, "parts", "in one server"), StrictNumber]

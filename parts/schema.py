@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -78,9 +79,22 @@ Confidence = Literal["A", "B", "C"]
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 #: The longest real part number is ~40 characters; a longer "SKU" is a mistake.
 MAX_SKU_CHARS = 200
+
+
+def _file_name_safe(sku: str) -> str:
+    """A SKU names files (``suggest --out`` writes ``<rank>-<chassis SKU>.toml``): no path
+    separator, and not ``.`` or ``..``."""
+    if "/" in sku or "\\" in sku or sku in (".", ".."):
+        raise ValueError(f"a SKU names files, so it may not contain / or \\ (found {sku!r})")
+    return sku
+
+
 SkuText = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SKU_CHARS)
 ]
+#: A part's own SKU (part numbers, which may hold a "/", are SkuText; a model preset's id may be
+#: a Hugging Face id such as "org/name", and names no file).
+RecordSku = Annotated[SkuText, AfterValidator(_file_name_safe)]
 
 PART_KINDS = (
     "chassis",
@@ -131,7 +145,7 @@ class Record(_Frozen):
     """Fields shared by every catalog record (each kind narrows ``kind`` to its literal)."""
 
     kind: str
-    sku: SkuText
+    sku: RecordSku
     name: NonEmpty
     source: NonEmpty = Field(description="Datasheet / product page URL the figures come from")
     confidence: Confidence = "A"
@@ -434,6 +448,7 @@ class ModelPreset(Record):
     """
 
     kind: Literal["model"] = "model"
+    sku: SkuText  # a preset id or a Hugging Face id ("org/name"): names no file
     model_type: str
     hidden_size: ModelWidth
     intermediate_size: ModelWidthOrZero = Field(description="dense MLP width (0: no dense MLP)")

@@ -43,7 +43,16 @@ finite = st.floats(allow_nan=False, allow_infinity=False)
 # fields whose values the engine narrows further get a strategy of their own.
 WORKLOAD_OVERRIDES = {
     "model": st.sampled_from(["test-7b", "not-a-preset"]),
-    "config": texts.filter(bool),
+    # a config a BOM may name (engine.bom.config_path): a Hub id or a path inside the BOM's
+    # folder; an absolute, ~ or .. path is refused on import (tests/test_hostile_config_path.py)
+    "config": texts.filter(
+        lambda t: (
+            bool(t)
+            and not t.startswith(("/", "\\", "~"))
+            and ".." not in t
+            and not (len(t) > 1 and t[1] == ":")
+        )
+    ),
     "arch": st.dictionaries(
         st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
         st.one_of(st.integers(-(2**40), 2**40), finite, st.booleans(), texts),

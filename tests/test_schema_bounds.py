@@ -135,5 +135,6 @@ def test_ranges_are_described_in_the_schema():
     psu = MODEL_BY_KIND["psu"].model_json_schema()["properties"]["watts_high_line"]
     assert psu["minimum"] == 1 and psu["maximum"] == 20_000
     mem = MODEL_BY_KIND["gpu"].model_json_schema()["properties"]["memory_gb"]
-    assert mem["exclusiveMinimum"] == 0 and mem["maximum"] == 4096
-    assert "GB; > 0 and <= 4096: one GPU's memory" in mem["description"]
+    # a realistic floor, not just > 0: 1e-300 GB gave "usable -0.50 GiB" (issue #29)
+    assert mem["minimum"] == 1 and mem["maximum"] == 4096
+    assert "GB; >= 1 and <= 4096: one GPU's memory" in mem["description"]

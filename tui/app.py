@@ -458,6 +458,37 @@ class SlotwiseApp(App[int]):
         self.start(History(loaded.build), saved=loaded.build)
         if loaded.problems:
             self.push_screen(ErrorScreen(f"{loaded.filename} loaded with problems", problems))
+        if loaded.refused_config:
+            ref = loaded.refused_config
+            if not ref.startswith("~") and not Path(ref).is_absolute():
+                ref = str(Path(loaded.filename).expanduser().parent / ref)  # as the BOM meant
+            self._ask_outside_config(ref)
+
+    def _ask_outside_config(self, ref: str) -> None:
+        """The BOM names a model config outside its folder (engine.bom.config_path): read it
+        only if the user says so (Enter keeps it unread)."""
+        from slotwise.engine.build.edits import SetWorkload
+        from slotwise.tui.screens.confirm import ConfirmScreen
+
+        def answer(yes: bool | None) -> None:
+            wl = self.history.current.workload if self.history else None
+            if yes and wl is not None:
+                self.apply_edits(
+                    [SetWorkload(workload=wl.model_copy(update={"config": ref}))],
+                    "read the model config the BOM names",
+                )
+
+        self.push_screen(
+            ConfirmScreen(
+                f"This BOM names a model config outside its own folder:\n\n  {ref}\n\n"
+                "A file from someone else should not read files on this machine. Read it "
+                "anyway? (Otherwise the workload has no model until you choose one.)",
+                yes="Read it",
+                no="Leave it",
+                enter_means_yes=False,
+            ),
+            answer,
+        )
 
     def _offer_resume(self, entries: list[AutosaveEntry]) -> None:
         from slotwise.tui.screens.recover import RecoverScreen

@@ -72,6 +72,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from slotwise.engine.bom.config_path import exported_message, place_config
 from slotwise.engine.bom.items import canonical_build, gpu_inventory, line_items
 from slotwise.engine.bom.locate import KeyLocator
 from slotwise.engine.bom.meta import BomMeta
@@ -156,6 +157,10 @@ class LoadedBom(BaseModel):
     currency: str | None = None
     price_note: str | None = None
     schema_version: int | None = None
+    #: The file's ``workload.config`` when the path policy refused it (engine.bom.config_path:
+    #: absolute, ``~`` or out of the BOM's folder); the build was loaded without it.  The app
+    #: asks whether to read it; on the command line the user gives the config instead.
+    refused_config: str | None = None
 
     @property
     def errors(self) -> list[BomFinding]:
@@ -264,7 +269,7 @@ def _summary(build: Build, catalog: Catalog, report: Report) -> dict[str, Any]:
                 {
                     "severity": f.severity,
                     "rule": f.rule,
-                    "message": plain(f.message),
+                    "message": plain(exported_message(f.rule, f.message)),
                     "fix": None if f.fix is None else plain(f.fix),
                 }
             )
@@ -403,6 +408,7 @@ class _Reader:
         self.loc = KeyLocator(text)
         self.catalog = catalog
         self.problems: list[BomFinding] = []
+        self.refused_config: str | None = None
 
     def add(
         self,
@@ -618,6 +624,7 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
         currency=currency,
         price_note=price_note,
         schema_version=schema_version,
+        refused_config=r.refused_config,
     )
 
 
@@ -851,9 +858,28 @@ def _read_workload(data: dict[str, Any], r: _Reader) -> Workload | None:
         if wl is not None:
             if wl.model and wl.model not in r.catalog.models:
                 r.sku(wl.model, ("model",), "model preset", "workload.model")
-
+            if wl.config:
+                wl = _place_config(wl, wl.config, r)
             return wl
     return None
+
+
+def _place_config(wl: Workload, given: str, r: _Reader) -> Workload:
+    """``workload.config`` under the path policy of engine.bom.config_path: read relative to
+    the BOM, never a path out of its folder (refused: loaded without it, with a finding)."""
+    placed = place_config(given, r.filename)
+    if placed.config is not None:
+        return wl.model_copy(update={"config": placed.config})
+    r.refused_config = given
+    r.add(
+        "bom.config_outside",
+        "workload.config",
+        f"the model config {_show(given)} was not read: {placed.refused}; a BOM may only name a "
+        "config.json in its own folder (or a Hugging Face id)",
+        fix="copy the config.json next to the BOM and write its name (config = "
+        f'"config.json"), or give the model with {ref("config")}',
+    )
+    return wl.model_copy(update={"config": None})
 
 
 class _Counted(BaseModel):

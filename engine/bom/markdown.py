@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 
 from slotwise.engine.bom.cluster_doc import lines_markdown
+from slotwise.engine.bom.config_path import exported_message
 from slotwise.engine.bom.items import (
     LineItem,
     canonical_build,
@@ -200,9 +201,8 @@ def to_markdown(
     if open_points:
         out += ["## Open points", ""]
         for f in open_points:
-            line = f"- {'Must change' if f.severity == 'error' else 'Check'}: " + _engine_line(
-                plain(f.message)
-            )
+            said = plain(exported_message(f.rule, f.message))
+            line = f"- {'Must change' if f.severity == 'error' else 'Check'}: {_engine_line(said)}"
             if f.fix and not _is_catalog_text(f.fix):
                 line += f" Suggested: {_engine_line(plain(f.fix))}"
             out.append(line)
@@ -418,7 +418,8 @@ def _included_w(items: list[LineItem]) -> float:
 
 
 def _finding(f: Finding) -> str:
-    line = f"- {SYMBOL[f.severity]} **{_engine_line(f.rule)}**: {_engine_line(f.message)}"
+    message = exported_message(f.rule, f.message)
+    line = f"- {SYMBOL[f.severity]} **{_engine_line(f.rule)}**: {_engine_line(message)}"
     if f.fix:
         line += f" — *Fix:* {_engine_line(f.fix)}"
     return line

@@ -37,10 +37,14 @@ class TcoInputs(BaseModel):
     power_w: float = Field(ge=0, description="worst-case draw of everything bought")
     gpus: int = Field(ge=1)
     years: int = Field(3, ge=1, le=10)
-    utilization: float = Field(1.0, gt=0, le=1)
+    # Realistic bounds (issue #29): a price of 1e308 gave "inf USD"; 1% utilisation is the least
+    # anyone plans a purchase around.  Prices in any currency: a kWh costs at most a few
+    # thousand units of the smallest currencies (Vietnamese dong ~3,000), a cloud GPU-hour
+    # some hundred thousand.
+    utilization: float = Field(1.0, ge=0.01, le=1, allow_inf_nan=False)
     pue: float = Field(1.0, ge=1, le=5)
-    kwh_price: float | None = Field(None, ge=0)
-    cloud_gpu_hour: float | None = Field(None, ge=0)
+    kwh_price: float | None = Field(None, ge=0, le=1e6, allow_inf_nan=False)
+    cloud_gpu_hour: float | None = Field(None, ge=0, le=1e8, allow_inf_nan=False)
     currency: str = "USD"
 
 

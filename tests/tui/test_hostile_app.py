@@ -120,3 +120,28 @@ async def test_a_bom_with_terminal_escapes_shows_them_escaped(catalog, tmp_path)
         assert not any(control.search(k + v) for k, v in app.history.current.slots.items())
         for n in app._notifications:
             assert not control.search(n.message)
+
+
+async def test_a_bom_naming_a_config_outside_its_folder_asks_first(catalog, tmp_path):
+    from slotwise.tui.screens.confirm import ConfirmScreen
+
+    secret = tmp_path / "home" / "config.json"
+    secret.parent.mkdir()
+    secret.write_text('{"model_type": "llama"}')
+    folder = tmp_path / "received"
+    folder.mkdir()
+    bom = folder / "bom.toml"
+    bom.write_text(f'schema = 1\n[chassis]\nsku = "{CHASSIS}"\n[workload]\nconfig = "{secret}"\n')
+    app = _app(catalog, tmp_path / "state", bom=bom)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        asked = [s for s in app.screen_stack if isinstance(s, ConfirmScreen)]
+        assert asked and str(secret) in asked[0].question
+        assert app.history is not None and app.history.current.workload is not None
+        assert app.history.current.workload.config is None  # not read before the answer
+        while not isinstance(app.screen, ConfirmScreen):
+            await pilot.press("escape")  # the problems message first
+            await pilot.pause()
+        await pilot.press("enter")  # Enter keeps it unread
+        await pilot.pause()
+        assert app.history.current.workload.config is None

@@ -10,6 +10,7 @@ Exit codes: 0 builds found, 1 nothing fits (not even as a cluster), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 from slotwise.engine.bom.items import parts_line
@@ -206,7 +207,7 @@ def _write_boms(args, result: SuggestResult, catalog: Catalog, prices) -> list[P
     paths = []
     price_map = {k: e.price for k, e in prices.entries.items()} if prices else None
     for s in result.suggestions:
-        path = out / f"{s.rank}-{s.build.chassis}.toml"
+        path = out / f"{s.rank}-{_file_part(s.build.chassis)}.toml"
         project = f"suggest rank {s.rank}" + (f", 1 of {s.nodes} nodes" if s.nodes > 1 else "")
         text = export_bom(
             s.build,
@@ -334,3 +335,9 @@ def _compare_top(args, result: SuggestResult, workload, catalog: Catalog, prices
     else:
         print(cli_words(comparison_text(cmp)), end="")
     return 0 if result.ok else 1
+
+
+def _file_part(sku: str) -> str:
+    """A SKU as part of a file name: only letters, digits and ``._+-`` (every catalog SKU is
+    made of these; an overlay's odd SKU can then never name a path outside ``--out``)."""
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", sku).lstrip(".")[:100] or "build"

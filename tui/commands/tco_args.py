@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from slotwise.engine.cost.tco import TcoInputs
-from slotwise.tui.commands.workload_args import _positive_float, _positive_int
+from slotwise.tui.commands.workload_args import _positive_float, _positive_int, finite_float
 
 
 def _limits(name: str) -> tuple[float, float]:
@@ -24,16 +24,34 @@ def _limits(name: str) -> tuple[float, float]:
 
 def fraction(text: str) -> float:
     value = _positive_float(text)
-    if value > _limits("utilization")[1]:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1 (e.g. 0.7)")
+    lo, hi = _limits("utilization")
+    if not lo <= value <= hi:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be between 0 and {hi:g}, at least {lo:g} (e.g. 0.7)"
+        )
     return value
 
 
+def _price(name: str):
+    """A price flag: finite, 0 or more, at most what TcoInputs accepts for ``name``."""
+
+    def parse(text: str) -> float:
+        value = finite_float(text)
+        lo, hi = _limits(name)
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{text!r} must be between {lo:g} and {hi:g}")
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
+kwh_price = _price("kwh_price")
+cloud_gpu_hour = _price("cloud_gpu_hour")
+
+
 def non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = finite_float(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
     return value
@@ -63,6 +81,8 @@ def add_tco_value_flags(group) -> None:
     group.add_argument(
         "--pue", type=pue, default=1.0, metavar="X", help="facility PUE (1.0 = IT only)"
     )
-    group.add_argument("--kwh-price", type=non_negative, metavar="PRICE", help="per kWh")
+    group.add_argument("--kwh-price", type=kwh_price, metavar="PRICE", help="per kWh")
     group.add_argument("--utilization", type=fraction, default=1.0, metavar="F", help="0-1 (1.0)")
-    group.add_argument("--cloud-gpu-hour", type=non_negative, metavar="PRICE", help="per GPU-hour")
+    group.add_argument(
+        "--cloud-gpu-hour", type=cloud_gpu_hour, metavar="PRICE", help="per GPU-hour"
+    )

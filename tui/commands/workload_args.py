@@ -8,6 +8,7 @@ naming the flag when a value is wrong.
 from __future__ import annotations
 
 import argparse
+import math
 
 from pydantic import ValidationError
 
@@ -100,6 +101,11 @@ def _text(field: str):
     return parse
 
 
+#: No count or amount a flag takes comes near this (the largest are token counts, ~1e13, and
+#: prices in small currency units); above it the value is a slip, and 1e308 overflows to inf.
+FLAG_CEILING = 1e15
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -107,6 +113,22 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    if value > FLAG_CEILING:
+        raise argparse.ArgumentTypeError(f"{text!r} is far too large")
+    return value
+
+
+def finite_float(text: str) -> float:
+    """A finite number of realistic size: ``nan``, ``inf`` and ``1e308`` are bad input (exit 2,
+    argparse names the flag), never a NaN carried into a TCO or an "internal error"."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number")
+    if abs(value) > FLAG_CEILING:
+        raise argparse.ArgumentTypeError(f"{text!r} is far too large")
     return value
 
 
@@ -115,10 +137,7 @@ _targets = _text("lora_targets")
 
 
 def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = finite_float(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
     return value
@@ -173,7 +192,7 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
     )
     g.add_argument(
         "--lora-dropout",
-        type=float,
+        type=finite_float,
         metavar="P",
         help="LoRA dropout probability; 0 = off, keeps no dropped copies "
         "(default: assumed on; the recipe's value with --recipe)",

@@ -23,7 +23,9 @@ from slotwise.engine.check.scale_out import build_sizing, fabric_of
 from slotwise.engine.check.sizing import Sizing
 from slotwise.engine.check.verdict import context_overrun, target_check
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
+from slotwise.engine.estimate.layout import tp_problem
 from slotwise.engine.estimate.links import Links, build_links
+from slotwise.engine.inputs import ref
 from slotwise.engine.model.resolve import ModelResolveError, resolve_arch
 from slotwise.parts.safe_io import shorten_text
 from slotwise.parts.schema import Gpu
@@ -42,6 +44,7 @@ FAMILY = RuleFamily(
         "workload_fit.context_length": "the sequence is longer than the model's positions",
         "workload_fit.servers": "the workload needs more servers than this one (or cannot be "
         "sized: no scale-out NIC, out of reach)",
+        "workload_fit.tensor_parallel": "the tensor-parallel size does not fit the GPUs or heads",
     },
 )
 
@@ -223,6 +226,7 @@ def check(ctx: Ctx) -> None:
             )
         )
         return
+    _tensor_parallel(ctx, n)
     est, problem, alts, failed, positions = _run_estimate(ctx, gpu, n)
     _context_length(ctx, positions)
     if est is None and failed:
@@ -375,6 +379,37 @@ def _sizing_finding(ctx: Ctx, gpu: Gpu, n: int) -> None:
             fix=sz.fix or "faster GPUs, a smaller model or a relaxed target",
         )
     )
+
+
+def _tensor_parallel(ctx: Ctx, gpus: int) -> None:
+    """The workload's tensor-parallel size against the build's GPUs and the model's heads
+    (engine.estimate.layout.tp_problem: vLLM, TensorRT-LLM and Megatron-LM refuse a size that
+    does not split the heads evenly; ``tp`` GPUs must exist and divide the GPU count)."""
+    wl = ctx.workload
+    tp = wl.tp if wl is not None else None
+    if wl is None or tp is None or tp <= 1:  # unset: the estimator chooses a valid one
+        return
+    why = None
+    if tp > gpus:
+        why = f"tensor parallel {tp} needs {tp} GPUs; the build has {gpus}"
+    elif gpus % tp:
+        why = f"tensor parallel {tp} does not divide the build's {gpus} GPUs"
+    else:
+        try:
+            arch = resolve_arch(wl, ctx.catalog, offline=True)
+        except ModelResolveError:
+            return  # said by workload_fit.unresolved
+        why = tp_problem(arch, tp)
+    if why is not None:
+        ctx.add(
+            finding(
+                "workload_fit.tensor_parallel",
+                "error",
+                why + "; engines refuse this layout",
+                fix=f"set {ref('tp')} to a size that divides the GPUs and the heads (or leave "
+                "it unset: the estimator then chooses one)",
+            )
+        )
 
 
 def _context_length(ctx: Ctx, positions: int | None) -> None:
