@@ -525,9 +525,62 @@ class SlotwiseApp(App[int]):
         self.state.meta = st.meta or BomMeta()
         self.state.bom_path = st.bom_path
         history = History.restore(st.build, st.undo, st.redo, st.undo_labels, st.redo_labels)
+        if holder is None and st.session and st.option:
+            self._restore_options(entry, history)
         self.start(history, saved=st.saved, resumed=True, copy=holder is not None)
         when = st.saved_at.strftime("%Y-%m-%d %H:%M UTC")
         self.notify(f"Resumed the build autosaved {when}.", timeout=3)
+        if len(self.options) > 1:
+            letters = ", ".join(self.options.letter(i) for i in range(len(self.options)))
+            self.notify(
+                f"Options {letters} are back; editing {self.options.label(self.options.active)}. "
+                "F6 compares them.",
+                timeout=6,
+            )
+
+    def _restore_options(self, entry: AutosaveEntry, history: History) -> None:
+        """The other options autosaved in ``entry``'s session come back with their letters
+        (each locked for this app; one open in another slotwise stays there)."""
+        from slotwise.engine.bom.meta import BomMeta
+        from slotwise.tui.history import History
+        from slotwise.tui.options import LETTERS, BuildOption, OptionSet
+
+        assert self.store is not None
+        st = entry.state
+        found: dict[str, BuildOption] = {}
+        for e in self.store.entries():
+            o = e.state
+            if o.session != st.session or not o.option or o.option in found:
+                continue
+            if e.build_id == entry.build_id:
+                found[o.option] = BuildOption(
+                    history=history,
+                    meta=o.meta or BomMeta(),
+                    saved_build=o.saved,
+                    bom_path=o.bom_path,
+                    slot=self.slot,
+                )
+                continue
+            if e.locked_by is not None or o.build.chassis not in self.catalog.chassis:
+                continue
+            slot = self.store.open(e.build_id)
+            if self._lock(slot) is not None:
+                continue
+            found[o.option] = BuildOption(
+                history=History.restore(o.build, o.undo, o.redo, o.undo_labels, o.redo_labels),
+                meta=o.meta or BomMeta(),
+                saved_build=o.saved,
+                bom_path=o.bom_path,
+                slot=slot,
+            )
+        letters = sorted(found, key=LETTERS.index)
+        if len(letters) < 2 or st.option not in letters:
+            return
+        opts = OptionSet(session=st.session)
+        for letter in letters:
+            opts.add(found[letter])
+        opts.active = letters.index(st.option)
+        self.options = opts
 
     def _take_slot(self, slot: Autosave | None) -> None:
         if self.slot is not None and self.slot is not slot:
@@ -669,19 +722,30 @@ class SlotwiseApp(App[int]):
         slot, h = self.slot, self.history
         if slot is None or h is None:
             return
-        if not (h.can_undo or h.can_redo or self.dirty or slot.exists()):
+        pinned = bool(self.options.options)
+        if not (pinned or h.can_undo or h.can_redo or self.dirty or slot.exists()):
             return  # a build just started or opened: nothing to lose yet
+        self._save_option(self._active_option(), self.options.active if pinned else None)
+
+    def _save_option(self, opt: BuildOption, index: int | None) -> None:
+        """Write one option's autosave, with the session id and its letter when pinned."""
+        if opt.slot is None:
+            return
+        h = opt.history
+        opts = self.options
         try:
-            slot.save(
+            opt.slot.save(
                 h.current,
                 undo=h.undo_builds,
                 redo=h.redo_builds,
-                bom_path=self.bom_path,
-                meta=self.open_meta,
+                bom_path=opt.bom_path,
+                meta=opt.meta if opt.meta is not None else self.open_meta,
                 undo_labels=h.undo_labels,
                 redo_labels=h.redo_labels,
-                saved=self.saved_build,
-                label=self._session_label(),
+                saved=opt.saved_build,
+                session=opts.session if index is not None else None,
+                option=opts.letter(index) if index is not None else None,
+                label=self._session_label() if index in (None, opts.active) else opts.label(index),
             )
         except OSError as exc:  # tui.autosave.AutosaveError: names the path and cause
             self._warn_autosave(exc)
@@ -962,7 +1026,13 @@ class SlotwiseApp(App[int]):
             slot = self.store.new()
             self._lock(slot)  # a new id: nobody else has it
         kept = opts.active
+        if opts.session is None:
+            first = opts.options[0].slot
+            opts.session = first.build_id if first is not None else None
         index = opts.add(opts.copy_of(opts.options[kept], slot))
+        for i, opt in enumerate(opts.options):  # every option's file now carries its letter
+            if i != index:
+                self._save_option(opt, i)
         self._enter_option(index)
         self.notify(
             f"Pinned {opts.label(kept)}; now editing {opts.label(index)}, a copy of it. "

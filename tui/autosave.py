@@ -204,6 +204,10 @@ class AutosaveState(BaseModel):
     saved: Build | None = None
     # Which of the session's builds this was ("Option B", "copy"): told apart in the resume list.
     label: str | None = Field(None, max_length=40)
+    # Pinned options (tui.options): the session the build belongs to (the build id of its
+    # first option) and its letter there; resuming one option brings back the whole set.
+    session: str | None = None
+    option: str | None = Field(None, pattern=r"^[A-C]$")
 
     @field_validator("bom_path", "undo_labels", "redo_labels", "label")
     @classmethod
@@ -276,6 +280,8 @@ class Autosave:
         redo_labels: Sequence[str] | None = None,
         saved: Build | None = None,
         label: str | None = None,
+        session: str | None = None,
+        option: str | None = None,
     ) -> AutosaveState:
         """Atomically replace this build's autosave with this state; return what was written.
 
@@ -295,6 +301,8 @@ class Autosave:
             redo_labels=tuple(redo_labels or ()),
             saved=saved,
             label=label,
+            session=session,
+            option=option,
         )
         text = state.model_dump_json(indent=1, exclude_defaults=False) + "\n"
         private_dir(self.dir)

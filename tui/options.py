@@ -46,6 +46,9 @@ class OptionSet:
 
     options: list[BuildOption] = field(default_factory=list)
     active: int = 0
+    #: Written into every option's autosave so a restart brings the set back together: the
+    #: build id of the first option's autosave (None until the first pin).
+    session: str | None = None
 
     def __len__(self) -> int:
         return len(self.options)
@@ -56,6 +59,9 @@ class OptionSet:
 
     def label(self, i: int) -> str:
         return f"Option {LETTERS[i]}"
+
+    def letter(self, i: int) -> str:
+        return LETTERS[i]
 
     def add(self, option: BuildOption) -> int:
         if self.full:

@@ -53,7 +53,8 @@ severity error unless noted, rule ids:
 ``bom.unknown_sku``         a SKU not in the catalog (kept in the build, so nothing is lost)
 ``bom.wrong_kind``          a SKU of the wrong kind for where it sits (a CPU in a GPU slot)
 ``bom.unknown_slot``        a card or bridge in a slot the chassis does not have (kept)
-``bom.unknown_bay``         drives in a bay the chassis does not have (kept)
+``bom.unknown_bay``         drives in a bay the chassis does not have (kept; with no bay layout
+                            in the catalog any bay is taken and the storage rule says so)
 ``bom.line_items_stale``    warning: hand-edited line items disagree with the build
 ==========================  =====================================================================
 """
@@ -839,7 +840,9 @@ def _read_drives(data: dict[str, Any], r: _Reader, ch: Chassis | None) -> tuple[
             continue
         drives.append(d)
         r.sku(d.sku, ("drive",), "drive", f"drives[{i}].sku")
-        if ch and d.bay not in bay_ids:
+        # a chassis whose bay layout the catalog lacks takes drives in any bay group (the app's
+        # map offers one, "drives"); the storage rule says it could not check them
+        if ch and ch.drive_bays and d.bay not in bay_ids:
             r.add(
                 "bom.unknown_bay",
                 f"drives[{i}].bay",

@@ -63,9 +63,22 @@ def make_context(build: Build, catalog: Catalog, workload: Workload | None) -> C
     return ctx
 
 
+def _in_slot_order(build: Build, catalog: Catalog) -> Build:
+    """The build with its cards in the chassis manual's slot order (unknown ids after, by name):
+    the report reads the same however the cards were placed, so a build in the app and the same
+    build reopened from its BOM (which lists slots in that order) give the same findings."""
+    ch = catalog.chassis.get(build.chassis)
+    pos = {s.id: i for i, s in enumerate(ch.slots)} if ch else {}
+    order = sorted(build.slots, key=lambda sid: (pos.get(sid, len(pos)), sid))
+    if order == list(build.slots):
+        return build
+    return build.model_copy(update={"slots": {sid: build.slots[sid] for sid in order}})
+
+
 def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -> Report:
     """Check ``build`` against ``catalog``; ``workload`` defaults to ``build.workload``."""
     wl = workload if workload is not None else build.workload
+    build = _in_slot_order(build, catalog)
     ctx = make_context(build, catalog, wl)
     if ctx is None:
         known = ", ".join(sorted(catalog.chassis)) or "none in the catalog"
