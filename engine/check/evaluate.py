@@ -64,15 +64,33 @@ def make_context(build: Build, catalog: Catalog, workload: Workload | None) -> C
 
 
 def _in_slot_order(build: Build, catalog: Catalog) -> Build:
-    """The build with its cards in the chassis manual's slot order (unknown ids after, by name):
-    the report reads the same however the cards were placed, so a build in the app and the same
-    build reopened from its BOM (which lists slots in that order) give the same findings."""
+    """The build with its cards, bridges and drives in the chassis manual's order (unknown ids
+    after, by name), as a BOM lists them (engine.bom.items.canonical_build): the report reads
+    the same however the parts were placed, so a build in the app and the same build reopened
+    from its BOM give the same findings."""
     ch = catalog.chassis.get(build.chassis)
     pos = {s.id: i for i, s in enumerate(ch.slots)} if ch else {}
-    order = sorted(build.slots, key=lambda sid: (pos.get(sid, len(pos)), sid))
-    if order == list(build.slots):
+    bays = {b.id: i for i, b in enumerate(ch.drive_bays)} if ch else {}
+
+    def sk(sid: str) -> tuple[int, str]:
+        return (pos.get(sid, len(pos)), sid)
+
+    slots = {sid: build.slots[sid] for sid in sorted(build.slots, key=sk)}
+    bridges = tuple(
+        sorted(
+            (
+                br.model_copy(update={"slots": tuple(sorted(br.slots, key=sk))})
+                for br in build.bridges
+            ),
+            key=lambda br: ([sk(s) for s in br.slots], br.sku, br.count),
+        )
+    )
+    drives = tuple(
+        sorted(build.drives, key=lambda d: (bays.get(d.bay, len(bays)), d.bay, d.sku, d.count))
+    )
+    if list(slots) == list(build.slots) and bridges == build.bridges and drives == build.drives:
         return build
-    return build.model_copy(update={"slots": {sid: build.slots[sid] for sid in order}})
+    return build.model_copy(update={"slots": slots, "bridges": bridges, "drives": drives})
 
 
 def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -> Report:
