@@ -221,6 +221,9 @@ SUGGEST_KEYS: tuple[Key, ...] = (
     Key("suggest.close", "escape", "close", "Back", "Back to the build screen."),
 )
 
+#: The suggest screen's hint line.
+SUGGEST_HINTS = ("suggest.open", "suggest.run", "suggest.cluster", "suggest.close")
+
 TCO_KEYS: tuple[Key, ...] = (
     Key("tco.run", "f9", "run", "Compute", "Compute again with the inputs as they are now."),
     Key(

@@ -310,3 +310,81 @@ async def test_clean_quit_of_an_exported_build_says_where_its_undo_history_went(
     assert "inthetrashfor7days" in said
     (trashed,) = (state_dir / "trash").iterdir()
     assert trashed.name in said
+
+
+# ----------------------------------------------------------------------------- item 6
+async def test_nics_in_the_switch_nic_slots_show_no_oversubscription_warning(make_app):
+    from slotwise.engine.build import Build
+
+    gpu, nic = "NVIDIA-RTX-PRO-6000-BSE-96GB", "NVIDIA-CX7-400G-1P-OSFP"
+    slots = {str(i): gpu for i in range(1, 9)} | {s: nic for s in ("9", "10", "11", "12")}
+    build = Build(chassis="SYS-422GA-NRT", cpu="XEON-6960P", cpu_count=2, slots=slots)
+    app = make_app(build=build)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        findings = app.screen.query_one("#findings")
+        lanes = [f for f in app.report.findings if f.rule == "lanes.switch_oversubscribed"]
+        assert [f.severity for f in lanes] == ["info"]
+        findings.focus()
+        findings.highlighted = app.report.findings.index(lanes[0])
+        await pilot.pause()
+        shown = "\n".join(screen_text(app))
+        assert "INFO  lanes.switch_oversubscribed" in shown, shown
+        assert "GPUDirect" in shown
+        assert "WARN  lanes.switch_oversubscribed" not in shown
+
+
+# ----------------------------------------------------------------------------- item 12
+async def test_chooser_rows_never_wrap_at_80(make_app, catalog):
+    from slotwise.tui.screens.chooser import ChassisChooser
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        assert isinstance(app.screen, ChassisChooser)
+        rows = screen_text(app)
+        inferred = [r for r in rows if "topology" in r]
+        assert inferred, rows
+        assert all("⚠ topology inferred" in r for r in inferred), inferred  # never split
+        assert not any(r.strip() == "inferred" for r in rows)
+        skus = [r for r in rows if r.strip().startswith("SYS-")]
+        assert skus and all("PSU" in r for r in skus)  # figures stay on the SKU's line
+
+
+async def test_slot_names_whole_on_a_wide_map(make_app, catalog):
+    app = make_app(build=shots.demo_build(catalog))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await started(pilot)
+        await pilot.pause()
+        shown = "\n".join(screen_text(app))
+        longest = max((s.label for s in catalog.chassis[CHASSIS].slots), key=len)
+        assert len(longest) > 24 and longest in shown, longest
+
+
+async def test_suggest_uses_a_wide_terminal_and_the_common_key_line(make_app):
+    from textual.widgets import OptionList
+
+    from slotwise.engine.build import Build
+    from slotwise.engine.workload import Workload
+    from slotwise.tui.screens.suggest import SuggestScreen
+
+    build = Build(chassis=CHASSIS, workload=Workload(model="llama-3.1-8b", method="inference"))
+    app = make_app(build=build)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await started(pilot)
+        await pilot.press("f7")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SuggestScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        ranked = screen.query_one("#sg-list", OptionList).region
+        detail = screen.query_one("#sg-detail").region
+        assert detail.x >= ranked.right and detail.y <= ranked.y + 1  # side by side
+        assert detail.height > 7  # the whole height, not the 7 rows of a narrow terminal
+        rows = screen_text(app)
+        bottom = rows[-1]
+        for hint in ("Enter Open build", "F9 Run", "Esc Back", "F1 Help"):
+            assert hint in bottom, bottom
+        first = screen.result.suggestions[0]
+        assert any(f"#1 {first.build.chassis}" in r for r in rows)  # the detail, beside

@@ -64,7 +64,7 @@ class BuildScreen(AppScreen[None]):
 
     def on_resize(self) -> None:
         if self.app.history is not None and self.is_mounted:
-            self._update_status()
+            self.call_after_refresh(self.refresh_view)  # the map's columns follow its width
 
     def _update_status(self) -> None:
         app = self.app

@@ -27,7 +27,9 @@ COOLING = {"air": "air", "liquid": "liquid", "air_or_liquid": "air or liquid"}
 
 def chassis_text(ch) -> Text:
     """One chassis (a parts.schema.Chassis, or the start-up preview of one)."""
-    t = Text(no_wrap=False)
+    # two lines that never wrap at 80 columns: the figures, then the name (after the
+    # "topology inferred" warning, which would otherwise be split over two lines)
+    t = Text(no_wrap=True, overflow="ellipsis")
     t.append(f"{ch.sku:<19}", style="bold")
     figs = [
         ch.family,
@@ -38,9 +40,11 @@ def chassis_text(ch) -> Text:
         COOLING[ch.cooling],
     ]
     t.append(" " + " · ".join(figs))
+    t.append("\n  ")
     if ch.topology_confidence == "C":
-        t.append("  ⚠ topology inferred", style="bold yellow")
-    t.append(f"\n  {ch.name}", style="dim")
+        t.append("⚠ topology inferred", style="bold yellow")
+        t.append(" · ", style="dim")
+    t.append(ch.name, style="dim")
     return t
 
 

@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from slotwise.engine.plan.compare import Comparison, Option, compare_builds
+from slotwise.tui.input_labels import app_words
 from slotwise.tui.screens.base import AppModal
 
 
@@ -41,10 +42,9 @@ class CompareScreen(AppModal[int | None]):
             yield DataTable(
                 id="compare-table", zebra_stripes=False, cursor_type="row", show_cursor=True
             )
-            yield Static(
-                "(best) marks the best value of a row where one option is better.",
-                classes="compare-legend",
-            )
+            legend = "(best) marks the best value of a row where one option is better."
+            notes = "".join(f"\n{app_words(n)}." for n in cmp.notes)  # what short cells left out
+            yield Static(legend + notes, classes="compare-legend")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -13,18 +13,19 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Grid, VerticalScroll
+from textual.containers import Container, Grid, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Input, OptionList, Select, Static
+from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from slotwise.engine.bom.items import parts_line
 from slotwise.engine.plan.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
 from slotwise.tui.input_labels import app_words
-from slotwise.tui.keys import SUGGEST_KEYS, bindings
+from slotwise.tui.keys import SUGGEST_HINTS, SUGGEST_KEYS, bindings
 from slotwise.tui.messages import PricesPathChosen
 from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.widgets.cursor_list import CursorList
+from slotwise.tui.widgets.key_hints import KeyHints
 
 ANY = "any"
 
@@ -179,6 +180,8 @@ def detail_text(s: Suggestion, result: SuggestResult) -> str:
 
 class SuggestScreen(AppScreen[None]):
     BINDINGS = bindings(SUGGEST_KEYS)
+    # a wide terminal shows the ranked list and the highlighted build side by side
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     DEFAULT_CSS = """
     SuggestScreen #sg-title { height: 1; padding: 0 1; background: $panel; }
     SuggestScreen #sg-form {
@@ -189,7 +192,14 @@ class SuggestScreen(AppScreen[None]):
     SuggestScreen #sg-status { height: auto; max-height: 3; padding: 0 1; }
     SuggestScreen #sg-head { height: 1; padding: 0 1; text-style: bold; }
     SuggestScreen #sg-list { height: 1fr; border: none; padding: 0 0 0 1; }
+    SuggestScreen #sg-body { height: 1fr; layout: vertical; }
+    SuggestScreen #sg-ranked { height: 1fr; }
     SuggestScreen #sg-detail { height: 7; border-top: hkey $primary-darken-2; padding: 0 1; }
+    SuggestScreen.-wide #sg-body { layout: horizontal; }
+    SuggestScreen.-wide #sg-ranked { width: 1fr; height: 1fr; }
+    SuggestScreen.-wide #sg-detail {
+        width: 1fr; height: 1fr; border-top: none; border-left: vkey $primary-darken-2;
+    }
     """
 
     def __init__(self) -> None:
@@ -247,11 +257,14 @@ class SuggestScreen(AppScreen[None]):
                 id="sg-prices",
             )
         yield Static("", id="sg-status")
-        yield Static("", id="sg-head")
-        yield CursorList(id="sg-list")
-        with VerticalScroll(id="sg-detail"):
-            yield Static("", id="sg-detail-text")
-        yield Footer()
+        with Container(id="sg-body"):
+            with Vertical(id="sg-ranked"):
+                yield Static("", id="sg-head")
+                yield CursorList(id="sg-list")
+            with VerticalScroll(id="sg-detail"):
+                yield Static("", id="sg-detail-text")
+        # the same one-line key hints as the build screen (not Textual's Footer)
+        yield KeyHints(always=SUGGEST_HINTS, more=("app.help", "app.quit"), id="sg-hints")
 
     def on_mount(self) -> None:
         self.app.apply_blink(self)

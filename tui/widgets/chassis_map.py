@@ -70,8 +70,11 @@ class ChassisMap(CursorList):
             self.marked_parts = marked_parts or set()
         keep = self.current_row.key if self.current_row else None
         self.rows = map_rows(chassis, build, catalog, report)
+        # slot names whole where there is room: up to 24 columns at 80, more on a wide map
+        # (leaving about 45 for the figures and the part)
+        room = max(24, (self.content_size.width or 0) - 45)
         self.title_width = min(
-            24, max((len(r.title) for r in self.rows if r.kind != "header"), default=12)
+            room, max((len(r.title) for r in self.rows if r.kind != "header"), default=12)
         )
         worst = _worst_by_slot(report)
         worst_part = _worst_by_part(report)
