@@ -60,6 +60,10 @@ class History:
         h = cls(current)
         h._undo = list(zip(undo, _labels(undo_labels, len(undo)), strict=True))
         h._redo = list(zip(redo, _labels(redo_labels, len(redo)), strict=True))
+        # An autosave from elsewhere (or hand-edited) may hold far more steps than the limit:
+        # keep the newest, or every later edit rewrites all of them (issue #29).
+        del h._undo[: -h.limit]
+        del h._redo[: -h.limit]
         return h
 
     @property

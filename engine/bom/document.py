@@ -126,6 +126,10 @@ TOP_KEYS = (
 #: A BOM is ~20 kB; the cap only stops a wrong file (a disk image, /dev/zero) from filling memory.
 MAX_BOM_BYTES = MAX_FILE_BYTES
 MAX_SLOT_CHARS = 64
+#: Entries read from [slots], [[bridges]] and [[drives]]: the largest chassis has ~30 slots and
+#: bays; a file with more lists is not a build (60,000 bogus slots took the app a minute and
+#: ~1 GB).  The rest is one finding, not one per entry.
+MAX_ENTRIES = 256
 #: A problem's message is cut here (it quotes values, which are shortened already).
 MAX_MESSAGE = 2000
 COUNTED = {"cpu": ("cpu", "CPU"), "memory": ("dimm", "DIMM"), "psu": ("psu", "PSU")}
@@ -771,6 +775,15 @@ def _read_slots(data: dict[str, Any], r: _Reader, ch: Chassis | None) -> dict[st
         if not isinstance(raw_slots, dict):
             r.add("bom.bad_value", "slots", f"expected a table, found {_show(raw_slots)}")
         else:
+            if len(raw_slots) > MAX_ENTRIES:
+                r.add(
+                    "bom.bad_value",
+                    "slots",
+                    f"{len(raw_slots):,} slots: a chassis has at most a few dozen; only the "
+                    f"first {MAX_ENTRIES} were read",
+                    fix="is this the right file? list the cards of one chassis",
+                )
+                raw_slots = dict(list(raw_slots.items())[:MAX_ENTRIES])
             for sid, sku in raw_slots.items():
                 field = f"slots.{sid}"
                 if len(sid) > MAX_SLOT_CHARS or (isinstance(sku, str) and len(sku) > MAX_SKU_CHARS):
@@ -903,6 +916,14 @@ def _array(r: _Reader, data: dict[str, Any], key: str) -> list[Any]:
     if not isinstance(raw, list):
         r.add("bom.bad_value", key, f"expected [[{key}]] tables, found {_show(raw)}")
         return []
+    if len(raw) > MAX_ENTRIES:
+        r.add(
+            "bom.bad_value",
+            key,
+            f"{len(raw):,} [[{key}]] entries; only the first {MAX_ENTRIES} were read",
+            fix="is this the right file? list the parts of one chassis",
+        )
+        return raw[:MAX_ENTRIES]
     return raw
 
 

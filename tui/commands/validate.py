@@ -94,6 +94,11 @@ def result_json(loaded: LoadedBom, report: Report) -> dict:
     }
 
 
+#: Findings of one rule printed in full; the rest are counted ("and 59,980 more like it"), so
+#: a file with 60,000 bogus slots cannot make validate print megabytes (issue #29).
+MAX_PER_RULE = 20
+
+
 def _print_human(loaded: LoadedBom, report: Report) -> None:
     build = loaded.build
     head = loaded.filename
@@ -107,10 +112,17 @@ def _print_human(loaded: LoadedBom, report: Report) -> None:
         if v.sizing is not None:
             for line in v.sizing.lines():
                 print(f"    sizing: {cli_words(line.strip())}")
+    shown: dict[str, int] = {}
     for f in findings:
+        shown[f.rule] = shown.get(f.rule, 0) + 1
+        if shown[f.rule] > MAX_PER_RULE:
+            continue
         print(f"  {SYMBOL[f.severity]} {f.severity:<7} {f.rule}: {cli_words(f.message)}")
         if f.fix:
             print(f"      fix: {cli_words(f.fix)}")
+    for rule, n in shown.items():
+        if n > MAX_PER_RULE:
+            print(f"  … and {n - MAX_PER_RULE:,} more like it ({rule}; --json lists them all)")
     if report.budgets:
         print("  budgets:")
         for b in report.budgets:
