@@ -111,3 +111,11 @@ def test_cli_tp_1_gpus_8_json_has_8_replicas(capsys):
                "--gpus", "8", "--tp", "1", "--users", "64", "--json"])  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and (out["tp"], out["dp"], out["serving"]["replicas"]) == (1, 8, 8)
+
+
+def test_a_model_larger_than_a_server_gets_pipeline_stages_not_cross_server_tp():
+    w = Workload(model="llama-3.1-405b", users=64, seq_len=4096, output_len=1024)
+    est = estimate(w, H100, 16, arch=MODELS["llama-3.1-405b"])
+    assert (est.tp, est.pp, est.dp) == (8, 2, 1)
+    assert est.serving is not None and est.serving.max_users > 0
+    assert any("pipeline stages" in n for n in est.assumptions.notes)

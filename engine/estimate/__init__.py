@@ -103,6 +103,8 @@ class Estimate(BaseModel):
     tp: int
     dp: int
     parallel: str
+    #: Pipeline stages per model copy (serving layouts that need them; ``tp x pp x dp`` GPUs).
+    pp: int = 1
     params: int
     active_params: int
     flops_per_token: float
@@ -145,6 +147,7 @@ class Estimate(BaseModel):
             "servers": self.servers,
             "gpus_per_server": self.gpus_per_server,
             "tp": self.tp,
+            "pp": self.pp,
             "dp": self.dp,
             "parallel": self.parallel,
             "params": self.params,
@@ -291,6 +294,29 @@ def _memory(
     return mem, tp, dp, parallel, notes + mem_notes
 
 
+def _pipeline_stages(
+    workload: Workload,
+    gpus: int,
+    arch: ModelPreset,
+    counts: ParamCounts,
+    links: Links,
+    gpus_per_server: int,
+    cap: float,
+) -> int:
+    """Pipeline stages of the serving layout (1 unless the model needs them)."""
+    if workload.training:
+        return 1
+
+    def fits(t: int, p: int) -> bool:
+        return _memory_at(workload, t * p, max(1, gpus // (t * p)), arch, counts) <= cap
+
+    lay, _, _ = plan_layout(
+        workload, gpus, arch=arch, fast_group=links.island, gpus_per_server=gpus_per_server,
+        fits=fits,
+    )  # fmt: skip
+    return lay.pp
+
+
 def _memory_at(
     workload: Workload, split: int, dp: int, arch: ModelPreset, counts: ParamCounts
 ) -> float:
@@ -400,15 +426,19 @@ def estimate(
 
     decode = prefill = None
     serving = None
+    pp = 1
     if not workload.training and peak is not None:
         prefill = used * peak * mfu / flops.forward
     if not workload.training:
         served = serving_workload(workload, dp)
         constants = replace(SERVING_DEFAULTS, mfu=mfu)
+        pp = _pipeline_stages(workload, gpus, arch, counts, links, gpus_per_server, usable)
         replica = make_replica(
-            arch, counts, served, gpu, tp, peak=peak, constants=constants, links=links,
+            arch, counts, served, gpu, tp // pp, peak=peak, constants=constants, links=links,
             gpus_per_server=gpus_per_server,
         )  # fmt: skip
+        if replica is not None and pp > 1:
+            replica = replace(replica, pp=pp)
         if replica is not None:
             # Every decode step reads this GPU's weights and the KV cache at full context;
             # serving.py adds compute, tensor-parallel all-reduces and the latency floor.
@@ -443,7 +473,8 @@ def estimate(
         min_gpus=needed,
         servers=servers,
         gpus_per_server=gpus_per_server,
-        tp=tp,
+        tp=tp // pp,
+        pp=pp,
         dp=dp,
         parallel=parallel,
         params=counts.total,

@@ -181,6 +181,15 @@ class Replica:
     def layers(self) -> int:
         return max(1, self.arch.num_hidden_layers)
 
+    @property
+    def gpus(self) -> int:
+        """GPUs of one replica: ``tp`` per pipeline stage x ``pp`` stages."""
+        return self.tp * max(1, self.pp)
+
+    def kv_bytes_per_gpu(self, context: float) -> float:
+        """KV cache of one sequence on one GPU: a pipeline stage holds its layers' share."""
+        return self.kv_bytes(context) / max(1, self.pp)
+
     def kv_bytes(self, context: float) -> float:
         """KV cache (and recurrent state) of one sequence of ``context`` tokens on one GPU of
         the replica; sliding-window layers stop growing at their window (memory.py)."""
@@ -268,7 +277,11 @@ class Replica:
         concurrent closed-loop users (see the module docstring)."""
         users = max(1, users)
         output = max(1, output)
-        step = self.decode_step(users, prompt + output / 2).total
+        # Pipeline stages (pp > 1): the users form pp micro-batches that follow each other
+        # through the stages, so each step runs users / pp sequences through the whole model
+        # (the stages' times add up to the tp-GPU model's; inter-stage sends not counted).
+        batch = math.ceil(users / max(1, self.pp))
+        step = self.decode_step(batch, prompt + output / 2).total
         others = (users - 1) * self.prefill_compute(prompt)
         itl = step + others / output
         cycle = self.prefill(prompt).total + others + output * step
@@ -490,7 +503,7 @@ def serving_estimate(
     dp = max(1, dp)
     users = w.users or w.micro_batch * dp
     per_replica = math.ceil(users / dp)
-    kv_user_gpu = replica.kv_bytes(prompt + output)
+    kv_user_gpu = replica.kv_bytes_per_gpu(prompt + output)
     cap = max_users_per_replica(free_bytes_per_gpu, kv_user_gpu)
     running = min(per_replica, cap) if cap >= 1 else per_replica
     queued = max(0, per_replica - running) * dp
@@ -498,11 +511,17 @@ def serving_estimate(
     single_itl = replica.loaded(1, prompt, output)[0]
     ttft_idle = replica.prefill(prompt).total + REQUEST_OVERHEAD_S
     ttft, parts = ttft_under_load(replica, per_replica, running, prompt, output, replica_tps)
-    gpus = replica.tp * dp
+    gpus = replica.gpus * dp
     servers = max(1, math.ceil(gpus / max(1, gpus_per_server)))
     notes = [
         f"serving: {prompt} prompt + {output} output tokens per request, {users} user(s) "
-        f"= {per_replica} per replica of {replica.tp} GPU(s) x {dp}; "
+        f"= {per_replica} per replica of {replica.gpus} GPU(s) x {dp}"
+        + (
+            f" (tensor parallel {replica.tp} x {replica.pp} pipeline stages)"
+            if replica.pp > 1
+            else ""
+        )
+        + "; "
         f"{'eager (no CUDA graphs)' if replica.eager else 'optimised engine (CUDA graphs)'}",
         f"decode reads weights + KV at {replica.k.mbu:.0%} of {replica.gpu.memory_bw_gbs:g} "
         f"GB/s, prefill at {replica.k.mfu:.0%} of peak; latency floor "
@@ -522,14 +541,14 @@ def serving_estimate(
         at_target = users_at_rate(replica, prompt, output, target, cap)
         if at_target:
             replicas_needed = math.ceil(users / at_target)
-            servers_needed = math.ceil(replicas_needed * replica.tp / max(1, gpus_per_server))
+            servers_needed = math.ceil(replicas_needed * replica.gpus / max(1, gpus_per_server))
             notes.append(
                 f"{users} users at {target:g} tokens/s each: {at_target} per replica of "
-                f"{replica.tp} GPU(s), {replicas_needed} replica(s) before any planning margin"
+                f"{replica.gpus} GPU(s), {replicas_needed} replica(s) before any planning margin"
             )
         else:
             notes.append(
-                f"no replica of {replica.tp} x {replica.gpu.sku} gives one user "
+                f"no replica of {replica.gpus} x {replica.gpu.sku} gives one user "
                 f"{target:g} tokens/s (single user: {1 / single_itl:,.0f} tokens/s)"
             )
     notes.append(
@@ -549,11 +568,11 @@ def serving_estimate(
         )
         if at_latency:
             replicas_lat = math.ceil(users / at_latency)
-            servers_lat = math.ceil(replicas_lat * replica.tp / max(1, gpus_per_server))
+            servers_lat = math.ceil(replicas_lat * replica.gpus / max(1, gpus_per_server))
             notes.append(
                 f"latency objective {goal} (met by the mean; tails not modelled): "
                 f"{at_latency} users per replica, {users} users need {replicas_lat} "
-                f"replica(s) of {replica.tp} GPU(s) = {servers_lat} server(s)"
+                f"replica(s) of {replica.gpus} GPU(s) = {servers_lat} server(s)"
             )
         else:
             notes.append(f"latency objective {goal}: not met even by one user per replica")
@@ -596,7 +615,7 @@ def serving_estimate(
         tokens_per_s_per_server=replica_tps * dp / servers,
         single_user_tokens_per_s=1.0 / single_itl,
         latency_floor_s=replica.floor(),
-        kv_cache_bytes_for_users=kv_user_gpu * replica.tp * users,
+        kv_cache_bytes_for_users=kv_user_gpu * replica.gpus * users,
         kv_cache_bytes_per_gpu=kv_user_gpu * running,
         max_users=cap * dp,
         tokens_per_user_s_target=target,

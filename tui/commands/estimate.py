@@ -281,7 +281,9 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
         + (f" ({est.active_params / 1e9:.2f}B active per token)"
            if est.active_params != est.params else ""),
         f"on {est.gpus} x {gpu.sku} ({gpu.memory_gb:g} GB each), "
-        f"{est.servers} server(s) of {est.gpus_per_server}; layout tp={est.tp} dp={est.dp}"
+        f"{est.servers} server(s) of {est.gpus_per_server}; layout tp={est.tp}"
+        + (f" pp={est.pp}" if est.pp > 1 else "")
+        + f" dp={est.dp}"
         + (f" {est.parallel}" if workload.training else ""),
         "",
         "Memory per GPU",
