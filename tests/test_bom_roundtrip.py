@@ -17,6 +17,7 @@ from slotwise.engine.bom.items import canonical_build
 from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
 from slotwise.engine.check.report import Budget, Finding, Report
 from slotwise.engine.workload import LORA_MODULES, Workload
+from slotwise.engine.workload.trainers import trainer_names
 
 CAT = fixture_catalog()
 PCIE = CAT.chassis["TEST-PCIE-4U"]
@@ -59,6 +60,18 @@ WORKLOAD_OVERRIDES = {
         max_size=5,
     ).filter(bool),
     "lora_targets": st.lists(st.sampled_from(LORA_MODULES), max_size=7).map(tuple),
+    # a trainer profile's name (engine/workload/trainers.toml) and profile-field overrides
+    "trainer": st.sampled_from([None, *trainer_names()]),
+    "trainer_overrides": st.sampled_from(
+        [
+            {},
+            {"nf4_keeps_input": True},
+            {"lora_input_cast": "fp32", "zero_buckets": 400_000_000},
+            {"loss": "fused", "lora_dropout": 0.1, "gradient_checkpointing": "multi-gpu"},
+        ]
+    ),
+    # set only by resolution inside the estimator, never part of a document
+    "trainer_resolved": st.just(False),
 }
 
 

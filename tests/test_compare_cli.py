@@ -55,8 +55,10 @@ def test_json_has_one_column_per_option_and_the_documented_keys(capsys):
     for row in data["rows"]:
         assert set(row) == {"key", "label", "unit", "better", "values", "texts", "best"}
         assert len(row["values"]) == len(row["texts"]) == 3
-    # exit code as validate: the L40S option cannot hold a 70B LoRA, so some option has errors
-    assert code == 1
+    # exit code as validate: with no trainer named (the generic profile: today's TRL stack,
+    # fused loss and recompute) the 70B LoRA estimate just fits the L40S option (44.9 of
+    # 48 GiB), so no option has errors
+    assert code == 0
 
 
 def test_same_workload_is_applied_to_every_option():
@@ -65,8 +67,9 @@ def test_same_workload_is_applied_to_every_option():
     cmp = compare_builds(opts, CAT)
     assert cmp.workload is not None and "lora" in cmp.workload
     fits = cmp.row("fits")
-    assert fits is not None and [c.value for c in fits.cells] == [True, False]
-    # 70B LoRA on 4 x 48 GB does not fit on one server: more servers are needed for it
+    # generic profile: 44.9 GiB of 48 on the L40S (a tight fit: engine.check.verdict)
+    assert fits is not None and [c.value for c in fits.cells] == [True, True]
+    # 70B LoRA on 4 x 48 GB for the 7-day target: more servers are needed for it
     servers = cmp.row("servers")
     assert servers is not None and servers.cells[0].value == 1
     assert servers.cells[1].value is None or servers.cells[1].value > 1

@@ -11,6 +11,7 @@ from slotwise.engine.model.params import dora_params, lora_params
 from slotwise.engine.workload import Workload
 from slotwise.tui.commands.workload_args import add_workload_flags, workload_from_args
 from tests.evidence.memory_cases import A100_80GB, LLAMA32_3B, PEFT_MC_CASES
+from tests.pre_profile import pre
 
 LAYERS = LLAMA32_3B.num_hidden_layers
 Q_OUT, V_OUT = 3072, 1024  # Llama 3.2 3B q_proj and v_proj out_features
@@ -22,7 +23,7 @@ TOKENS = 768 * 4
 
 
 def mem(**kw):
-    return estimate(Workload(**kw), A100_80GB, 1, arch=LLAMA32_3B).memory_per_gpu
+    return estimate(Workload(**pre(**kw)), A100_80GB, 1, arch=LLAMA32_3B).memory_per_gpu
 
 
 def test_magnitude_vectors_match_peft_trainable_count():

@@ -102,12 +102,23 @@ def test_does_not_fit_exit_1_with_what_to_change(capsys):
 
 def test_human_output_has_breakdown_and_assumptions(capsys):
     rc, out, _ = run(
-        capsys, "--model", "llama-2-7b", "--method", "qlora", "--gpu", "NVIDIA-L4-24GB"
-    )
+        capsys, "--model", "llama-2-7b", "--method", "qlora", "--gpu", "NVIDIA-L4-24GB",
+        "--trainer", "trl",
+    )  # fmt: skip
     assert rc == 0
     for word in ("weights", "optimizer", "activations", "kv_cache", "overhead", "total", "FITS"):
         assert word in out
-    assert "Assumptions" in out and "NF4" in out
+    assert "Assumptions" in out and "NF4" in out and "range" in out
+
+
+def test_a_range_that_straddles_the_capacity_is_tight(capsys):
+    """No trainer named: the trainers a user could be running span the capacity of a 24 GB
+    card for a 7B LoRA at 4k tokens, so the verdict is tight and says what narrows it."""
+    rc, out, _ = run(
+        capsys, "--model", "llama-2-7b", "--method", "lora", "--seq-len", "4096",
+        "--gpu", "NVIDIA-L4-24GB",
+    )  # fmt: skip
+    assert "TIGHT" in out and "name the trainer" in out
 
 
 @pytest.mark.parametrize(
@@ -176,7 +187,7 @@ def test_workload_from_args_maps_every_flag():
     assert (w.seq_len, w.micro_batch, w.grad_checkpointing, w.lora_rank) == (4096, 3, False, 64)
     assert w.lora_targets == ("q", "k", "v", "o")
     assert (w.parallel, w.tp, w.tokens, w.target_days, w.mfu) == ("zero3", 2, 1.5e12, 7, 0.35)
-    assert w.master_weights is False
+    assert w.trainer_overrides == {"master_weights": False}
 
 
 def test_positional_workload_is_a_model_or_a_config():

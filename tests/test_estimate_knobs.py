@@ -9,12 +9,14 @@ from hypothesis import strategies as st
 from slotwise.engine.estimate import estimate
 from slotwise.engine.estimate.constants import CUDA_CONTEXT_BYTES, FRAGMENTATION_MARGIN
 from slotwise.engine.workload import Workload
+from slotwise.engine.workload.trainers import resolve_trainer
 from tests.evidence.memory_cases import A100_80GB, LLAMA3_8B, LLAMA32_3B
+from tests.pre_profile import W, pre
 
 
 def mem(**kw):
     gpus = kw.pop("_gpus", 1)
-    return estimate(Workload(**kw), A100_80GB, gpus, arch=LLAMA32_3B).memory_per_gpu
+    return estimate(Workload(**pre(**kw)), A100_80GB, gpus, arch=LLAMA32_3B).memory_per_gpu
 
 
 FULL = dict(method="full", seq_len=4096, micro_batch=2, master_weights=False)
@@ -99,7 +101,8 @@ def test_lora_dropout_off_keeps_no_dropped_copies():
     per adapted module and token of the dropout disappear, and lora_A keeps the adapted inputs
     themselves instead (one per distinct input), nothing else moves."""
     on, off = mem(**LORA, lora_dropout=0.05), mem(**LORA, lora_dropout=0.0)
-    assert mem(**LORA).activations_bytes == on.activations_bytes  # unset = assumed on
+    # unset = the trainer's value (the pre-profile baseline here: 0.05, on)
+    assert mem(**LORA).activations_bytes == on.activations_bytes
     h, inter, layers, tokens = 3072, 8192, 28, 4096 * 2
     in_features = 6 * h + inter  # q, k, v, gate, up read h, o reads o_dim = h, down reads inter
     # without recompute every layer keeps its dropped copies (default: checkpointing on -> one
@@ -126,19 +129,27 @@ def test_a_compiled_loss_keeps_bf16_logits_and_their_gradient_only():
     blocks_only = mem(**FULL, loss="full", compile=True, compile_loss=False)
     assert blocks_only.logits_bytes == eager.logits_bytes
     assert blocks_only.activations_bytes < eager.activations_bytes  # the blocks still fuse
-    # and a compiled loss without a compiled model
-    assert mem(**FULL, loss="full", compile_loss=True).logits_bytes == compiled.logits_bytes
+    # compile_loss says whether the trainer compiles the loss along with the model: without a
+    # compiled model nothing is compiled
+    assert mem(**FULL, loss="full", compile_loss=True).logits_bytes == eager.logits_bytes
 
 
-def test_trainer_recipes_set_their_lora_dropout():
-    from slotwise.engine.estimate.recipes import apply_recipe
-
+def test_trainer_profiles_set_their_lora_dropout():
     got = {
-        name: Workload(**apply_recipe({"model": "llama-2-7b", "method": "lora"}, name)).lora_dropout
-        for name in ("hf-trainer", "torchtune", "litgpt", "axolotl", "unsloth", "fsdp-qlora")
+        name: resolve_trainer(
+            Workload(model="llama-2-7b", method="lora", trainer=name)
+        ).lora_dropout
+        for name in (
+            "transformers-trainer",
+            "torchtune",
+            "litgpt",
+            "axolotl",
+            "unsloth",
+            "fsdp-qlora",
+        )
     }
     assert got == {
-        "hf-trainer": 0.0,
+        "transformers-trainer": 0.0,
         "torchtune": 0.0,
         "litgpt": 0.05,
         "axolotl": 0.05,
@@ -198,9 +209,12 @@ def test_litgpt_multi_gpu_lora_peaks_follow_the_fsdp_mechanisms():
     assert len(cases) >= 4
     for case in cases:
         wl = case.make_workload()
-        assert wl.fsdp_no_sync and wl.fsdp_layer_grads
+        resolved = resolve_trainer(wl, case.gpus)
+        assert resolved.fsdp_no_sync and resolved.fsdp_layer_grads
         with_mech = estimate(wl, A100_80GB, case.gpus, arch=case.arch).memory_per_gpu
-        bare = wl.model_copy(update={"fsdp_no_sync": None, "fsdp_layer_grads": None})
+        bare = wl.model_copy(
+            update={"trainer_overrides": {"fsdp_no_sync": False, "fsdp_layer_grads": False}}
+        )
         without = estimate(bare, A100_80GB, case.gpus, arch=case.arch).memory_per_gpu
         assert abs(with_mech.total_bytes / case.measured_bytes - 1) <= 0.10, case.id
         assert without.total_bytes / case.measured_bytes - 1 < -0.4, case.id
@@ -210,7 +224,7 @@ def test_separate_lm_head_adds_a_head_only_to_tied_models():
     from tests.evidence.memory_cases import GEMMA_2B
 
     def gemma(**kw):
-        return estimate(Workload(**kw), A100_80GB, 1, arch=GEMMA_2B).memory_per_gpu
+        return estimate(Workload(**pre(**kw)), A100_80GB, 1, arch=GEMMA_2B).memory_per_gpu
 
     lora = dict(method="lora", seq_len=512, micro_batch=1, master_weights=False)
     tied, untied = gemma(**lora), gemma(**lora, separate_lm_head=True)
@@ -218,8 +232,8 @@ def test_separate_lm_head_adds_a_head_only_to_tied_models():
     assert untied.weights_bytes - tied.weights_bytes == pytest.approx(256000 * 2048 * 2)
     # Llama 3.1 8B is untied already: nothing changes
     llama = dict(lora, seq_len=512)
-    a = estimate(Workload(**llama), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
-    b = estimate(Workload(**llama, separate_lm_head=True), A100_80GB, 1, arch=LLAMA3_8B)
+    a = estimate(Workload(**pre(**llama)), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
+    b = estimate(Workload(**pre(**llama, separate_lm_head=True)), A100_80GB, 1, arch=LLAMA3_8B)
     assert b.memory_per_gpu == a
 
 
@@ -227,8 +241,10 @@ def test_fabric_bnb_quantizes_the_head_and_keeps_two_dequantized_copies():
     from slotwise.engine.estimate.constants import NF4_BITS_PER_PARAM
 
     q = dict(method="qlora", seq_len=512, micro_batch=1, master_weights=False)
-    hf = estimate(Workload(**q), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
-    fabric = estimate(Workload(**q, fabric_bnb=True), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
+    hf = estimate(Workload(**pre(**q)), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
+    fabric = estimate(
+        Workload(**pre(**q, fabric_bnb=True)), A100_80GB, 1, arch=LLAMA3_8B
+    ).memory_per_gpu
     head = 128256 * 4096
     largest_linear = 14336 * 4096
     expected = (
@@ -241,7 +257,9 @@ def test_fabric_bnb_quantizes_the_head_and_keeps_two_dequantized_copies():
     assert fabric.activations_bytes == hf.activations_bytes
     # fp16 compute: the dequantized fp16 copy is used as it is
     fp16 = dict(q, precision="fp16")
-    a = estimate(Workload(**fp16, fabric_bnb=True), A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu
+    a = estimate(
+        Workload(**pre(**fp16, fabric_bnb=True)), A100_80GB, 1, arch=LLAMA3_8B
+    ).memory_per_gpu
     assert fabric.weights_bytes - a.weights_bytes == pytest.approx(head * 2, rel=1e-6)
 
 
@@ -250,7 +268,7 @@ def test_torchao_nf4_constants_are_sharded_with_the_weights_under_fsdp():
     torchtune stores QLoRA weights) shards them with the 4-bit data."""
 
     def on_8(**kw):
-        return estimate(Workload(**kw), A100_80GB, 8, arch=LLAMA32_3B).memory_per_gpu
+        return estimate(Workload(**pre(**kw)), A100_80GB, 8, arch=LLAMA32_3B).memory_per_gpu
 
     qlora = dict(method="qlora", seq_len=2048, micro_batch=1, parallel="zero3")
     bnb = on_8(**qlora)
@@ -265,12 +283,13 @@ def test_torchao_nf4_constants_are_sharded_with_the_weights_under_fsdp():
     assert mem(**one).total_bytes == mem(**one, nf4_backend="torchao").total_bytes
 
 
-def test_torchtune_recipe_stores_qlora_weights_with_torchao():
-    from slotwise.engine.estimate.recipes import apply_recipe
+def test_torchtune_profile_stores_qlora_weights_with_torchao():
+    def backend(trainer, method):
+        return resolve_trainer(Workload(method=method, trainer=trainer)).nf4_backend
 
-    assert apply_recipe({"method": "qlora"}, "torchtune")["nf4_backend"] == "torchao"
-    assert "nf4_backend" not in apply_recipe({"method": "lora"}, "torchtune")
-    assert "nf4_backend" not in apply_recipe({"method": "qlora"}, "unsloth")
+    assert backend("torchtune", "qlora") == "torchao"
+    assert backend("unsloth", "qlora") == "bitsandbytes"
+    assert backend(None, "qlora") == "bitsandbytes"
 
 
 def test_fsdp_keeps_one_layer_gradient_and_its_reduce_scatter_copy():
@@ -278,7 +297,7 @@ def test_fsdp_keeps_one_layer_gradient_and_its_reduce_scatter_copy():
     buffer (reduce dtype: fp32 beside fp32 masters) coexist besides the gradient shards."""
 
     def on_8(**kw):
-        return estimate(Workload(**kw), A100_80GB, 8, arch=LLAMA32_3B).memory_per_gpu
+        return estimate(Workload(**pre(**kw)), A100_80GB, 8, arch=LLAMA32_3B).memory_per_gpu
 
     total = 3_212_749_824  # Llama 3.2 3B, tied embedding counted once
     per_layer = (total - 128256 * 3072) / 28  # what is not the embedding, per decoder layer
@@ -327,15 +346,15 @@ def test_lora_dropout_keeps_the_dropped_copy_not_the_frozen_base_input():
     h = 4096
 
     def per_token(**kw):
-        wl = Workload(method="lora", lora_targets=("q", "v"), **kw)
+        wl = W(method="lora", lora_targets=("q", "v"), **kw)
         return layer_bytes_per_token(dims, wl, 2.0)
 
     off, on = per_token(lora_dropout=0.0), per_token(lora_dropout=0.05)
     # off: one shared q/v input (2h); on: two dropped copies + masks (2 x 3h), no base input
     assert on - off == pytest.approx(2 * 3 * h - 2 * h)
     litgpt = dict(method="lora", lora_targets=("q", "v"), expand_kv=True)
-    fused = layer_bytes_per_token(dims, Workload(**litgpt, fused_qkv=True), 2.0)
-    separate = layer_bytes_per_token(dims, Workload(**litgpt), 2.0)
+    fused = layer_bytes_per_token(dims, W(**litgpt, fused_qkv=True), 2.0)
+    separate = layer_bytes_per_token(dims, W(**litgpt), 2.0)
     assert separate - fused == pytest.approx(3 * h)  # litgpt: one dropout for q, k and v
 
 
@@ -344,19 +363,19 @@ def test_expand_kv_and_fused_qkv_widen_what_attention_keeps():
 
     wl = dict(method="lora", lora_dropout=0.0)
     gqa = layer_dims(LLAMA3_8B)  # 32 query heads, 8 kv heads of 128
-    base = layer_bytes_per_token(gqa, Workload(**wl), 2.0)
-    expanded = layer_bytes_per_token(gqa, Workload(**wl, expand_kv=True), 2.0)
+    base = layer_bytes_per_token(gqa, W(**wl), 2.0)
+    expanded = layer_bytes_per_token(gqa, W(**wl, expand_kv=True), 2.0)
     assert expanded - base == pytest.approx(2.0 * 2 * (4096 - 1024))
     # GQA expanded: v is a copy, the fused qkv output is not kept
-    both = layer_bytes_per_token(gqa, Workload(**wl, expand_kv=True, fused_qkv=True), 2.0)
+    both = layer_bytes_per_token(gqa, W(**wl, expand_kv=True, fused_qkv=True), 2.0)
     assert both == expanded
     # full multi-head attention: nothing to expand; v is a view of the qkv output
     from tests.evidence.memory_cases import LLAMA2_7B
 
     mha = layer_dims(LLAMA2_7B)
-    plain = layer_bytes_per_token(mha, Workload(**wl), 2.0)
-    assert layer_bytes_per_token(mha, Workload(**wl, expand_kv=True), 2.0) == plain
-    fused = layer_bytes_per_token(mha, Workload(**wl, fused_qkv=True), 2.0)
+    plain = layer_bytes_per_token(mha, W(**wl), 2.0)
+    assert layer_bytes_per_token(mha, W(**wl, expand_kv=True), 2.0) == plain
+    fused = layer_bytes_per_token(mha, W(**wl, fused_qkv=True), 2.0)
     assert fused - plain == pytest.approx(2.0 * 2 * 4096)
 
 
@@ -380,14 +399,14 @@ def test_nf4_keeps_input_is_the_old_bitsandbytes_behaviour_and_torchao_never_kee
     h, i = 4096, 14336
 
     def per_token(**kw):
-        return layer_bytes_per_token(dims, Workload(method="qlora", lora_dropout=0.1, **kw), 2.0)
+        return layer_bytes_per_token(dims, W(method="qlora", lora_dropout=0.1, **kw), 2.0)
 
     old = per_token(nf4_keeps_input=True)
     new = per_token(nf4_keeps_input=False)
     assert per_token() == new  # default: today's bitsandbytes (0.43.2+) keeps no input
     assert old - new == pytest.approx(2.0 * (h + h + h + i))  # q/k/v, o, gate/up, down inputs
     assert per_token(nf4_backend="torchao") == new
-    lora = layer_bytes_per_token(dims, Workload(method="lora", lora_dropout=0.1), 2.0)
+    lora = layer_bytes_per_token(dims, W(method="lora", lora_dropout=0.1), 2.0)
     assert new == lora
 
 
@@ -398,14 +417,14 @@ def test_the_previous_steps_4bit_inputs_join_the_next_peak_only_when_the_loop_ke
     old_bnb = dict(base, nf4_keeps_input=True)  # bitsandbytes < 0.43.2 (litgpt's 0.42.0 pin)
 
     def acts(**kw):
-        return training_activation_bytes(LLAMA3_8B, Workload(**base, **kw), 2.0, 1)
+        return training_activation_bytes(LLAMA3_8B, W(**base, **kw), 2.0, 1)
 
     h, i, layers, tokens = 4096, 14336, 32, 1024
     carried = layers * 2.0 * (h + h + h + i)
     working = 3 * 2.0 * i  # SwiGLU backward working set, which the carried inputs replace
 
     def old_acts(**kw):
-        return training_activation_bytes(LLAMA3_8B, Workload(**old_bnb, **kw), 2.0, 1)
+        return training_activation_bytes(LLAMA3_8B, W(**old_bnb, **kw), 2.0, 1)
 
     assert old_acts(keeps_previous_graph=True) - old_acts() == pytest.approx(
         tokens * (carried - working)
@@ -415,10 +434,8 @@ def test_the_previous_steps_4bit_inputs_join_the_next_peak_only_when_the_loop_ke
     assert acts(keeps_previous_graph=True, nf4_keeps_input=False) == acts(nf4_keeps_input=False)
     # with recompute the forward keeps no 4-bit inputs (reentrant checkpointing)
     ck = dict(old_bnb, grad_checkpointing=True)
-    with_graph = training_activation_bytes(
-        LLAMA3_8B, Workload(**ck, keeps_previous_graph=True), 2.0, 1
-    )
-    assert with_graph == training_activation_bytes(LLAMA3_8B, Workload(**ck), 2.0, 1)
+    with_graph = training_activation_bytes(LLAMA3_8B, W(**ck, keeps_previous_graph=True), 2.0, 1)
+    assert with_graph == training_activation_bytes(LLAMA3_8B, W(**ck), 2.0, 1)
 
 
 def test_litgpt_hub_qlora_7b_rows_are_within_five_percent():

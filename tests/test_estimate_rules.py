@@ -10,7 +10,9 @@ from slotwise.engine.estimate import estimate, min_gpus, suggest_changes
 from slotwise.engine.estimate.constants import GIB, NF4_BITS_PER_PARAM
 from slotwise.engine.estimate.memory import _in_flight_bytes, trainable_state_bytes
 from slotwise.engine.model.params import count_params, linear_params_by_module, lora_params
-from slotwise.engine.workload import LORA_TARGET_SETS, Workload
+from slotwise.engine.workload import LORA_TARGET_SETS
+from slotwise.engine.workload import Workload as _Workload
+from slotwise.engine.workload.trainers import resolve_trainer
 from slotwise.parts.schema import Gpu
 from tests.evidence.memory_cases import (
     A100_80GB,
@@ -20,6 +22,14 @@ from tests.evidence.memory_cases import (
     LLAMA3_8B,
     _arch,
 )
+from tests.pre_profile import pre
+
+
+def Workload(**kw) -> _Workload:  # noqa: N802
+    """These rules were written against the estimator's defaults before trainer profiles:
+    build every workload on that baseline (tests/pre_profile.py), resolved."""
+    return resolve_trainer(_Workload(**pre(**kw)))
+
 
 GPU_24GB = Gpu(sku="g24", name="24 GB GPU", source="https://example.com", memory_gb=24, form="pcie")
 GPU_48GB = Gpu(sku="g48", name="48 GB GPU", source="https://example.com", memory_gb=48, form="pcie")

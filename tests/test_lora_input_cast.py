@@ -14,8 +14,10 @@ import pytest
 from slotwise.engine.estimate import estimate
 from slotwise.engine.workload import Workload
 from slotwise.engine.workload.text import build_workload
+from slotwise.engine.workload.trainers import resolve_trainer
 from slotwise.tui.commands.workload_args import add_workload_flags, workload_from_args
-from tests.evidence.memory_cases import A100_80GB, LLAMA32_3B, PEFT_MC_CASES, MeasuredCase
+from tests.evidence.memory_cases import A100_80GB, CASES, LLAMA32_3B, MeasuredCase
+from tests.pre_profile import pre
 
 H, LAYERS = LLAMA32_3B.hidden_size, LLAMA32_3B.num_hidden_layers
 QV = dict(
@@ -26,7 +28,7 @@ TOKENS = 768 * 4
 
 
 def acts(**kw) -> float:
-    w = Workload(**kw)
+    w = Workload(**pre(**kw))
     return estimate(w, A100_80GB, 1, arch=LLAMA32_3B).memory_per_gpu.activations_bytes
 
 
@@ -69,10 +71,14 @@ def test_full_fine_tuning_ignores_the_knob():
     assert acts(**full, lora_input_cast="fp32") == acts(**full)
 
 
-def test_hf_trainer_recipe_runs_peft_adapters_under_autocast():
-    assert build_workload({"method": "lora"}, "hf-trainer").lora_input_cast == "autocast"
-    assert build_workload({"method": "lora"}, "torchtune").lora_input_cast is None
-    assert build_workload({"method": "full"}, "hf-trainer").lora_input_cast is None
+def test_the_trainer_trainer_runs_peft_adapters_under_autocast():
+    def cast(method, trainer):
+        return resolve_trainer(build_workload({"method": method}, trainer)).lora_input_cast
+
+    assert cast("lora", "hf-trainer") == "autocast"  # the old recipe name still works
+    assert cast("lora", "transformers-trainer") == "autocast"
+    assert cast("lora", "torchtune") == "none"
+    assert cast("lora", "peft-method-comparison") == "fp32"
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -82,7 +88,9 @@ def _args(*argv: str) -> argparse.Namespace:
 
 
 def test_cli_flag_sets_the_knob_and_rejects_other_values(capsys):
-    assert workload_from_args(_args("--lora-input-cast", "fp32")).lora_input_cast == "fp32"
+    w = workload_from_args(_args("--lora-input-cast", "fp32"))
+    assert w.trainer_overrides == {"lora_input_cast": "fp32"}
+    assert resolve_trainer(w).lora_input_cast == "fp32"
     with pytest.raises(SystemExit) as exc:
         _args("--lora-input-cast", "fp16")
     assert exc.value.code == 2
@@ -90,16 +98,19 @@ def test_cli_flag_sets_the_knob_and_rejects_other_values(capsys):
 
 
 def _err(case: MeasuredCase, **change) -> float:
-    w = case.make_workload().model_copy(update=change)
+    w = case.make_workload()
+    w = w.model_copy(update={"trainer_overrides": {**w.trainer_overrides, **change}})
     est = estimate(w, A100_80GB, case.gpus, arch=case.arch).memory_per_gpu.total_bytes
     return est / case.measured_bytes - 1.0
 
 
 @pytest.mark.parametrize(
-    "case", [c for c in PEFT_MC_CASES if c.workload["method"] == "lora"], ids=lambda c: c.id
+    "case",
+    [c for c in CASES if c.id.startswith("peft-mc-") and c.workload["method"] == "lora"],
+    ids=lambda c: c.id,
 )
 def test_the_fp32_copies_explain_the_peft_benchmark_lora_peaks(case: MeasuredCase):
     """PEFT's method comparison (fp32 adapters, no AMP): without the per-module copies the
     estimate reads 8-11 % under the measured reserved peak; with them it is closer."""
-    assert case.workload["lora_input_cast"] == "fp32"
+    assert resolve_trainer(case.make_workload()).lora_input_cast == "fp32"
     assert abs(_err(case)) < abs(_err(case, lora_input_cast="none"))

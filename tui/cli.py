@@ -20,7 +20,9 @@ from typing import Any, NoReturn
 from slotwise.tui import __version__
 
 # Sub-commands, in --help order.  A module listed here must exist and be finished.
-COMMANDS = ("parts", "validate", "estimate", "suggest", "compare", "export", "cluster")
+COMMANDS = (
+    "parts", "validate", "estimate", "suggest", "compare", "export", "cluster", "trainers",
+)  # fmt: skip
 
 
 class UsageError(Exception):

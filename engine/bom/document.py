@@ -24,7 +24,10 @@ Layout (schema 1)::
     [cpu] [memory] [psu]   sku, count          [baseboard]  sku
     [slots]         "<slot id>" = "<GPU or NIC SKU>", in the chassis manual's slot order
     [[bridges]]     sku, slots = [..], count    [[drives]]  bay, sku, count
-    [workload]      engine.workload.Workload fields (unset ones left out)
+    [workload]      engine.workload.Workload fields (unset ones left out); ``trainer`` names
+                    the trainer profile, [workload.trainer_overrides] its overridden fields
+                    (a file with the older per-field trainer knobs, or ``recipe``, still
+                    loads: they become trainer_overrides / trainer)
     [pricing]       currency, total, unpriced, note (e.g. "example prices, not a quote")
     [[line_items]]  sku, part_number ("PN needed" where no public source gives one; "included"
                     for a part built into the chassis), part_number_vendor / _confidence,
@@ -210,11 +213,12 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
 
 
 def _model_table(model: BaseModel) -> dict[str, Any]:
-    """A model's fields in declaration order, unset (None) ones left out, tuples as lists."""
+    """A model's fields in declaration order, unset (None) ones, empty tables and fields that
+    are not part of the document (``exclude=True``) left out, tuples as lists."""
     out: dict[str, Any] = {}
-    for name in type(model).model_fields:
+    for name, info in type(model).model_fields.items():
         v = getattr(model, name)
-        if v is None:
+        if v is None or info.exclude or (isinstance(v, dict) and not v):
             continue
         if isinstance(v, tuple):
             v = list(v)

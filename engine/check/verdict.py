@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from slotwise.engine.check.sizing import Sizing
 from slotwise.engine.estimate import Estimate
+from slotwise.engine.estimate.memory_range import MemoryFit, memory_fit
 from slotwise.engine.estimate.serving import Serving
 from slotwise.engine.workload import Workload
 
@@ -75,6 +76,13 @@ def context_overrun(workload: Workload, positions: int | None, name: str) -> str
     )
 
 
+#: What to say about a tight fit: what narrows the range or makes room.
+TIGHT_ADVICE = (
+    "name the trainer (and era) to narrow the range, state gradient checkpointing and the loss "
+    "kernel, or leave room: a smaller micro-batch or more GPUs"
+)
+
+
 class Verdict(BaseModel):
     """What a workload estimate means for the build it ran on."""
 
@@ -122,6 +130,16 @@ class Verdict(BaseModel):
         """The workload verdict as a whole, in one line: memory, then each target, then the
         servers ("fits in memory · misses the 30-day target: 9 servers needed")."""
         return headline(self)
+
+    low_bytes: float | None = None
+    high_bytes: float | None = None
+
+    @property
+    def memory(self) -> MemoryFit:
+        """The three-way memory verdict over the estimate's range."""
+        low = self.need_bytes if self.low_bytes is None else self.low_bytes
+        high = self.need_bytes if self.high_bytes is None else self.high_bytes
+        return memory_fit(low, self.need_bytes, high, self.usable_bytes)
 
     @property
     def misses_target(self) -> bool:
@@ -262,4 +280,6 @@ def verdict(est: Estimate, workload: Workload | None, sizing: Sizing | None = No
         serving=est.serving,
         gpus_for_target=est.gpus_for_target_days,
         sizing=sizing,
+        low_bytes=est.memory_per_gpu.low_bytes,
+        high_bytes=est.memory_per_gpu.high_bytes,
     )

@@ -35,6 +35,7 @@ from slotwise.engine.estimate.constants import (
 from slotwise.engine.estimate.layout import Layout, choose_layout
 from slotwise.engine.estimate.links import Links, default_links
 from slotwise.engine.estimate.memory import MemoryBreakdown, memory_per_gpu
+from slotwise.engine.estimate.memory_range import memory_fit, memory_range
 from slotwise.engine.estimate.serving import DEFAULTS as SERVING_DEFAULTS
 from slotwise.engine.estimate.serving import (
     Serving,
@@ -55,6 +56,7 @@ from slotwise.engine.estimate.throughput import (
 from slotwise.engine.inputs import ref
 from slotwise.engine.model.params import ParamCounts, count_params
 from slotwise.engine.workload import Workload
+from slotwise.engine.workload.trainers import plausible_trainers, resolve_trainer
 from slotwise.parts.schema import Gpu, ModelPreset
 
 __all__ = [
@@ -65,6 +67,7 @@ __all__ = [
     "estimate",
     "gpu_capacity_bytes",
     "layout",
+    "memory_spread",
     "min_gpus",
     "suggest_changes",
 ]
@@ -122,6 +125,14 @@ class Estimate(BaseModel):
     serving: Serving | None = None
     assumptions: Assumptions
 
+    @property
+    def memory_fit(self) -> str:
+        """The three-way memory verdict over the range (engine.check.verdict.memory_fit)."""
+        m = self.memory_per_gpu
+        low = m.total_bytes if m.low_bytes is None else m.low_bytes
+        high = m.total_bytes if m.high_bytes is None else m.high_bytes
+        return memory_fit(low, m.total_bytes, high, self.usable_bytes)
+
     def to_json(self) -> dict:
         """The ``estimate --json`` object (CLI.md keys first, then extras)."""
         return {
@@ -130,6 +141,7 @@ class Estimate(BaseModel):
             "gpu_memory_bytes": round(self.gpu_memory_bytes),
             "memory_per_gpu": self.memory_per_gpu.to_json(),
             "fits": self.fits,
+            "memory_fit": self.memory_fit,
             "min_gpus": self.min_gpus,
             "flops_per_token": self.flops_per_token,
             "train_hours": self.train_hours,
@@ -331,6 +343,46 @@ def _memory_at(
     return mem.total_bytes
 
 
+def memory_spread(
+    workload: Workload,
+    gpus: int,
+    *,
+    arch: ModelPreset,
+    counts: ParamCounts | None = None,
+) -> tuple[list[float], float, tuple[str, ...]]:
+    """(totals, paged optimizer bytes, profiles): the peak memory per GPU under the named
+    trainer, or, with none named, under every trainer a user could be running for the method
+    (``[plausible]`` in engine/workload/trainers.toml; generic first)."""
+    counts = counts or count_params(arch)
+    mem = _memory(workload, gpus, arch, counts)[0]
+    totals = [mem.total_bytes]
+    paged = mem.paged_optimizer_bytes
+    profiles: tuple[str, ...] = (workload.trainer or "generic",)
+    if workload.trainer is None and workload.training:
+        others = [p for p in plausible_trainers(workload.method) if p != "generic"]
+        for name in others:
+            alt = _memory(workload.model_copy(update={"trainer": name}), gpus, arch, counts)[0]
+            totals.append(alt.total_bytes)
+            paged = max(paged, alt.paged_optimizer_bytes)
+        profiles = ("generic", *others)
+    return totals, paged, profiles
+
+
+def _with_range(
+    mem: MemoryBreakdown, workload: Workload, gpus: int, arch: ModelPreset, counts: ParamCounts
+) -> MemoryBreakdown:
+    """``mem`` with its low and high ends (engine/estimate/memory_range.py)."""
+    totals, paged, profiles = memory_spread(workload, gpus, arch=arch, counts=counts)
+    rng = memory_range(
+        totals,
+        named=workload.trainer is not None,
+        training=workload.training,
+        paged_bytes=paged,
+        profiles=profiles,
+    )
+    return mem.model_copy(update={"low_bytes": rng.low_bytes, "high_bytes": rng.high_bytes})
+
+
 def usable_bytes(gpu: Gpu) -> float:
     """What PyTorch's allocator may use: capacity less the fragmentation margin and the CUDA
     context (which lives outside the allocator, see ``MemoryBreakdown``)."""
@@ -395,10 +447,12 @@ def estimate(
         workload, gpus, arch, counts, fast_group=links.island,
         gpus_per_server=gpus_per_server, cap=usable,
     )  # fmt: skip
+    mem = _with_range(mem, workload, gpus, arch, counts)
     fits = mem.total_bytes <= usable
     needed = gpus if fits and gpus == 1 else min_gpus(workload, gpu, arch=arch, counts=counts)
     if fits and (needed is None or needed > gpus):
         needed = gpus  # the counts min_gpus scans may skip this one (tp not dividing 8)
+    workload = resolve_trainer(workload, gpus)  # the trainer's settings for time and speed
     notes.append(
         f"total = PyTorch allocator peak; fit needs total <= "
         f"{100 * (1 - FRAGMENTATION_MARGIN):.0f}% of the GPU's memory (allocator fragmentation) "

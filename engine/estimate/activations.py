@@ -160,6 +160,7 @@ min-cut partitioner, Ansel et al. 2024, "PyTorch 2", ASPLOS).  Per logit: ``e`` 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from slotwise.engine.model.params import (
@@ -317,6 +318,8 @@ def lora_copy_bytes(workload: Workload, e: float) -> float:
     """Bytes per element of the input copy each adapted module keeps for itself (PEFT's cast to
     fp32 adapters, see the module docstring); 0 = the adapters share the base layer's input."""
     cast = workload.lora_input_cast or "none"
+    if workload.adapter_dtype == "compute":
+        cast = "none"  # adapters in the base's dtype take its input as it is: no cast copy
     if workload.method not in ("lora", "qlora") or cast == "none":
         return 0.0
     if cast == "fp32":
@@ -549,7 +552,16 @@ def backward_working_bytes_per_token(dims: LayerDims, e: float) -> float:
 
 
 def loss_bytes_per_logit(workload: Workload, e: float) -> float:
-    """Bytes per token per vocabulary entry of logits + loss buffers at the training peak."""
+    """Bytes per token per vocabulary entry of logits + loss buffers at the training peak.
+
+    ``fused``: a fused linear cross-entropy (Liger's ``LigerFusedLinearCrossEntropyLoss``,
+    Hsu et al. 2024, arXiv:2410.10989, section 3.3; Apple's Cut Cross-Entropy, Wijmans et al.
+    2024, arXiv:2411.09009) computes the output projection, the loss and its gradient chunk by
+    chunk and never materializes the tokens x vocab logits: one chunk's fp32 logits and their
+    gradient at a time (counted as the chunked loss's fp32 share, no 16-bit logits kept).
+    """
+    if workload.loss == "fused":
+        return e + LOSS_FP32_BYTES  # per logit of the one chunk alive (fused_loss_tokens)
     if workload.loss_compiled:
         grad = e / LOSS_CHUNKS if workload.loss == "chunked" else e
         return e + grad
@@ -564,8 +576,24 @@ def logits_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> fl
     """Logits + fp32 loss buffers for training; the last position's fp32 logits for inference."""
     if not workload.training:
         return workload.micro_batch * arch.vocab_size * 4.0 / tp
-    tokens = workload.peak_seq_len * workload.micro_batch
+    tokens: float = workload.peak_seq_len * workload.micro_batch
+    if workload.loss == "fused":
+        tokens = fused_loss_tokens(arch, int(tokens))
     return tokens * arch.vocab_size * loss_bytes_per_logit(workload, e) / tp
+
+
+#: Tokens per chunk of TRL's ``chunked_nll`` loss (trl/trainer/sft_trainer.py
+#: ``_CHUNKED_LM_HEAD_CHUNK_SIZE = 256``, 2026: each chunk's logits live only during its own
+#: checkpointed forward/backward).
+FUSED_LOSS_CHUNK_TOKENS = 256
+
+
+def fused_loss_tokens(arch: ModelPreset, tokens: int) -> float:
+    """Tokens whose logits a fused linear cross-entropy holds at once: TRL's 256-token chunk,
+    or Liger's ``chunk_size = BT / ceil(V / H)`` (liger_kernel/ops/fused_linear_cross_entropy.py:
+    a chunk's logits are about as large as the hidden states), whichever is larger."""
+    liger = tokens / max(1.0, math.ceil(arch.vocab_size / max(1, arch.hidden_size)))
+    return min(float(tokens), max(float(FUSED_LOSS_CHUNK_TOKENS), liger))
 
 
 def inference_activation_bytes(arch: ModelPreset, e: float, tp: int, *, tokens: int) -> float:

@@ -73,7 +73,6 @@ from slotwise.engine.estimate.constants import (
 )
 from slotwise.engine.estimate.generation import generation_peak, split_lengths
 from slotwise.engine.estimate.kvcache import kv_elements, ssm_state_elements
-from slotwise.engine.estimate.recipes import recipe_assumptions
 from slotwise.engine.inputs import ref
 from slotwise.engine.model.params import (
     ParamCounts,
@@ -84,6 +83,7 @@ from slotwise.engine.model.params import (
     lora_target_names,
 )
 from slotwise.engine.workload import Workload
+from slotwise.engine.workload.trainers import resolve_trainer, trainer_assumptions
 from slotwise.parts.schema import ModelPreset
 
 
@@ -111,6 +111,12 @@ class MemoryBreakdown(BaseModel):
     # Parts of the above that are worth showing on their own (already included in the sums).
     logits_bytes: float = 0.0
     adapter_bytes: float = 0.0
+    # Paged optimizer state (CUDA unified memory, outside the allocator): not in the total; the
+    # range's high end counts it (engine/estimate/memory_range.py).
+    paged_optimizer_bytes: float = 0.0
+    # The range around the total (engine/estimate/memory_range.py; filled by estimate()).
+    low_bytes: float | None = None
+    high_bytes: float | None = None
 
     @property
     def total_bytes(self) -> float:
@@ -143,6 +149,9 @@ class MemoryBreakdown(BaseModel):
             "overhead_bytes": round(self.overhead_bytes),
             "logits_bytes": round(self.logits_bytes),
             "adapter_bytes": round(self.adapter_bytes),
+            "paged_optimizer_bytes": round(self.paged_optimizer_bytes),
+            "low_bytes": round(self.total_bytes if self.low_bytes is None else self.low_bytes),
+            "high_bytes": round(self.total_bytes if self.high_bytes is None else self.high_bytes),
         }
 
 
@@ -177,9 +186,25 @@ def qlora_unquantized_bytes_per_param(workload: Workload, *, sharded: bool = Fal
     ``bnb_4bit_quant_storage`` one, so those stay bf16; so do pure-bf16 recipes (litgpt
     ``bf16-true``, torchtune, Answer.AI: ``--no-master-weights``).
     """
-    if sharded or not uses_master_weights(workload):
+    if workload.qlora_fp32_rest is not None:  # the trainer profile says (trainers.toml)
+        fp32 = workload.qlora_fp32_rest and workload.precision != "fp32"
+    else:
+        fp32 = uses_master_weights(workload)
+    if sharded or not fp32:
         return BYTES["bf16"]
     return MASTER_WEIGHT_BYTES
+
+
+def adapter_bytes_per_param(workload: Workload) -> float:
+    """Bytes of a stored LoRA adapter weight: fp32 (PEFT ``autocast_adapter_dtype=True``, the
+    default of ``get_peft_model``) or the compute dtype (litgpt, torchtune, Answer.AI, TRL's
+    QLoRA which casts trainable parameters to bf16 after ``get_peft_model``).  Unset: fp32
+    exactly when master weights are kept (the accounting before trainer profiles)."""
+    if workload.adapter_dtype is not None:
+        fp32 = workload.adapter_dtype == "fp32" or workload.precision == "fp32"
+    else:
+        fp32 = uses_master_weights(workload)
+    return MASTER_WEIGHT_BYTES if fp32 else weight_bytes_per_param(workload)
 
 
 def optimizer_state_bytes_on_gpu(workload: Workload) -> float:
@@ -341,7 +366,8 @@ def memory_per_gpu(
     counts: ParamCounts | None = None,
 ) -> tuple[MemoryBreakdown, list[str]]:
     """Bytes per GPU and the notes that explain the choices made."""
-    notes: list[str] = recipe_assumptions(workload)
+    workload = resolve_trainer(workload, gpus=tp * dp)
+    notes: list[str] = trainer_assumptions(workload)
     if workload.separate_lm_head and arch.tie_word_embeddings:
         # litgpt ``model.py``: ``self.lm_head = nn.Linear(...)`` with no tying, and
         # ``convert_hf_checkpoint`` copies the embedding into ``lm_head.weight`` when the
@@ -359,6 +385,8 @@ def memory_per_gpu(
     offload = workload.offload
 
     weights = grads = opt = acts = kv = logits = adapter = 0.0
+    n_trainable = 0.0  # parameters the optimizer updates
+    paged = 0.0  # paged optimizer state (unified memory), for the range's high end
     quant_constants = 0.0  # NF4 absmax constants: module state, not parameters
 
     if workload.method == "inference":
@@ -388,6 +416,9 @@ def memory_per_gpu(
             )
     elif workload.method in ("full", "pretrain"):
         w_b, g_b, o_b = trainable_state_bytes(workload)
+        n_trainable = P
+        if workload.optimizer.startswith("paged-"):
+            paged = P * OPTIMIZER_STATE_BYTES_FP32[workload.optimizer] / tp
         weights = P * w_b / tp
         grads = P * g_b / tp
         opt = P * o_b / tp
@@ -411,6 +442,7 @@ def memory_per_gpu(
         n_adapter = lora_params(arch, workload.lora_targets, workload.lora_rank)
         if workload.dora:
             n_adapter += dora_params(arch, workload.lora_targets)
+        n_trainable = n_adapter
         if workload.method == "qlora":
             linear = _linear_weights(arch)
             largest = _largest_linear_weights(arch)
@@ -446,9 +478,11 @@ def memory_per_gpu(
             )
         else:
             base = P * weight_bytes_per_param(workload)
-        master = uses_master_weights(workload)
-        a_w = MASTER_WEIGHT_BYTES if master else weight_bytes_per_param(workload)
+        a_w = adapter_bytes_per_param(workload)
+        master = a_w == MASTER_WEIGHT_BYTES
         a_state = optimizer_state_bytes_on_gpu(workload) * (a_w / 4.0)
+        if workload.optimizer.startswith("paged-"):
+            paged = n_adapter * OPTIMIZER_STATE_BYTES_FP32[workload.optimizer] / tp
         adapter = n_adapter * a_w
         weights = (base + adapter) / tp
         grads = n_adapter * a_w / tp
@@ -544,6 +578,7 @@ def memory_per_gpu(
         unsharded = shard_grad and fsdp_unsharded_accumulation(workload)
         if shard_opt:
             opt /= dp
+            paged /= dp
         if shard_grad and not unsharded:
             grads /= dp
         if unsharded:
@@ -573,8 +608,26 @@ def memory_per_gpu(
                 f"DeepSpeed ZeRO gradient buckets: {workload.zero_buckets:,.0f} elements "
                 f"({buckets / 2**30:.2f} GiB) allocated for every backward"
             )
+        if (
+            workload.zero_fp32_grad_partition
+            and parallel in ("zero1", "zero2")
+            and offload == "none"
+        ):
+            # DeepSpeed ZeRO-1/2 (deepspeed/runtime/zero/stage_1_and_2.py, ``step``): the
+            # rank's flattened gradient partition is converted to the fp32 master dtype
+            # (``single_grad_partition = self.flatten(...).to(self.single_partition_of_fp32_
+            # groups[i].dtype)``) and set as the fp32 partition's ``.grad`` for the optimizer
+            # step: 4 B per trainable parameter over the data-parallel ranks, beside the
+            # 16-bit gradients.
+            trainable = n_trainable / tp
+            partition = trainable * MASTER_WEIGHT_BYTES / max(1, dp)
+            grads += partition
+            notes.append(
+                f"DeepSpeed ZeRO fp32 gradient partition at the optimizer step: "
+                f"{partition / 2**30:.2f} GiB (4 B per trainable parameter / {dp} rank(s))"
+            )
         if offload in ("optimizer", "params"):
-            opt = 0.0
+            opt = paged = 0.0
             # What stays on the GPU: the unit being reduce-scattered (ZeRO-3 / FSDP), or a
             # bucket of about one layer's gradients (ZeRO-Offload).
             grads = unit_grads or grads / layers
@@ -606,5 +659,6 @@ def memory_per_gpu(
         overhead_bytes=overhead,
         logits_bytes=logits,
         adapter_bytes=adapter / tp / (dp if shard_w and workload.training else 1),
+        paged_optimizer_bytes=paged if workload.training else 0.0,
     )
     return mem, notes

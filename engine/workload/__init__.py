@@ -7,6 +7,7 @@ from typing import Annotated, Literal, get_args
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Field,
     JsonValue,
     StringConstraints,
     field_validator,
@@ -39,7 +40,7 @@ Offload = Literal["none", "optimizer", "params"]
 Parallel = Literal["ddp", "zero1", "zero2", "zero3"]
 ServingEngine = Literal["optimized", "eager"]
 KvCacheDtype = Literal["auto", "fp8", "bf16", "fp16", "fp32"]
-Loss = Literal["full", "chunked", "full-16bit"]
+Loss = Literal["full", "chunked", "fused", "full-16bit"]
 CheckpointMode = Literal["full", "selective"]
 Nf4Backend = Literal["bitsandbytes", "torchao"]
 LoraInputCast = Literal["none", "fp32", "autocast"]
@@ -204,8 +205,21 @@ class Workload(BaseModel):
     # trained magnitude vector per adapted module, whose forward keeps the base layer's output
     # and the adapter's output for the backward (engine/estimate/activations.py). None = off.
     dora: bool | None = None
-    # The trainer whose documented defaults filled the unset knobs (engine.estimate.recipes).
-    recipe: str | None = None
+    # Trainer internals that only a profile sets (engine/workload/trainers.py): the LoRA
+    # adapters' dtype ("fp32": PEFT autocast_adapter_dtype; "compute": the base's 16-bit
+    # dtype), QLoRA's non-4-bit weights cast to fp32 on one GPU (PEFT
+    # prepare_model_for_kbit_training), and DeepSpeed ZeRO-1/2's fp32 gradient partition.
+    # None = the pre-profile behaviour (both follow master_weights; no fp32 partition).
+    adapter_dtype: Literal["fp32", "compute"] | None = None
+    qlora_fp32_rest: bool | None = None
+    zero_fp32_grad_partition: bool | None = None
+    # Set by engine.workload.trainers.resolve_trainer: every internal field above is concrete.
+    trainer_resolved: bool = Field(default=False, exclude=True)
+    # The trainer (and era) that runs the job: a profile of engine/workload/trainers.toml
+    # (``NAME`` or ``NAME@ERA``).  None = ``generic``, the common stack of late 2026.
+    trainer: Annotated[str, StringConstraints(max_length=100)] | None = None
+    # Profile fields set for this job (``--set field=value``; [workload.trainer_overrides]).
+    trainer_overrides: dict[str, bool | int | float | str] = Field(default_factory=dict)
     # Serving (inference only; engine.estimate.serving): concurrent users the build serves,
     # the tokens/s each user must get (sizes "servers needed"), output tokens per request
     # (None = half of seq_len) and the engine kind (None = "optimized": CUDA graphs, as
@@ -233,6 +247,52 @@ class Workload(BaseModel):
     # Planning margin (engine.check.margin): the share by which an estimate must beat a target
     # (memory, time, serving) before it counts as met.  None = each estimate's held-out error.
     margin: PlanningMargin | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _trainer_fields(cls, data: object) -> object:
+        """``recipe`` is the old name of ``trainer``; a trainer-internal field given directly
+        (old BOMs, old flags) becomes a trainer override, so it is kept and written back in
+        one place.  Resolution fills the internal fields (engine.workload.trainers)."""
+        if not isinstance(data, dict) or data.get("trainer_resolved"):
+            return data
+        from slotwise.engine.workload.trainers import (  # noqa: PLC0415
+            INTERNAL_FIELDS,
+            TRAINER_ALIASES,
+        )
+
+        out = dict(data)
+        recipe = out.pop("recipe", None)
+        if recipe is not None and out.get("trainer") is None:
+            out["trainer"] = recipe
+        if isinstance(out.get("trainer"), str):
+            out["trainer"] = TRAINER_ALIASES.get(out["trainer"], out["trainer"])
+        moved = {f: out.pop(f) for f in INTERNAL_FIELDS if f in out}
+        moved = {f: v for f, v in moved.items() if v is not None}
+        if moved:
+            overrides = dict(out.get("trainer_overrides") or {})
+            for f, v in moved.items():
+                if f == "zero_buckets":
+                    v = int(v)
+                overrides.setdefault(f, v)
+            out["trainer_overrides"] = overrides
+        return out
+
+    @field_validator("trainer")
+    @classmethod
+    def _known_trainer(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from slotwise.engine.workload.trainers import canonical_name  # noqa: PLC0415
+
+        return canonical_name(value)
+
+    @field_validator("trainer_overrides")
+    @classmethod
+    def _known_overrides(cls, value: dict) -> dict:
+        from slotwise.engine.workload.trainers import parse_overrides  # noqa: PLC0415
+
+        return parse_overrides(value)
 
     @field_validator("parallel", mode="before")
     @classmethod
@@ -272,10 +332,11 @@ class Workload(BaseModel):
 
     @property
     def loss_compiled(self) -> bool:
-        """The cross-entropy runs under torch.compile (unset: whenever the model is compiled)."""
+        """The cross-entropy runs under torch.compile: the model is compiled and the trainer
+        compiles the loss with it (``compile_loss``; unset: whenever the model is compiled)."""
         if self.compile_loss is None:
             return bool(self.compile)
-        return self.compile_loss
+        return bool(self.compile) and self.compile_loss
 
     @property
     def nf4_input_kept(self) -> bool:

@@ -2,8 +2,8 @@
 
 One parser for both front ends: ``parse_field(name, text)`` turns the text of one field into
 its value or raises :class:`WorkloadTextError` naming the field and what to type;
-``build_workload(fields, recipe)`` fills the recipe's documented defaults
-(engine.estimate.recipes) into the fields the user left unset and validates the result.
+``build_workload(fields, trainer)`` names the trainer profile (engine/workload/trainers.py),
+whose default method applies when none is given, and validates the result.
 """
 
 from __future__ import annotations
@@ -13,13 +13,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from slotwise.engine.estimate.recipes import RECIPE_NAMES, RecipeError, apply_recipe
 from slotwise.engine.workload import (
     LORA_MODULES,
     LORA_TARGET_SETS,
     Workload,
     parse_count,
     parse_lora_targets,
+)
+from slotwise.engine.workload.trainers import (
+    TrainerError,
+    apply_trainer,
+    canonical_name,
+    trainer_names,
 )
 
 #: Field -> what to type, for messages.
@@ -35,7 +40,7 @@ FIELD_HELP: dict[str, str] = {
     "zero_buckets": "a number of elements with an optional k/M/B suffix, e.g. 400M",
     "target_days": "a number of days, e.g. 7",
     "mfu": "a fraction such as 0.4",
-    "recipe": ", ".join(RECIPE_NAMES),
+    "trainer": "a trainer profile (slotwise trainers), e.g. trl or litgpt@2023",
 }
 
 
@@ -76,10 +81,12 @@ def _positive(text: str) -> float:
     return value
 
 
-def _recipe(text: str) -> str:
-    if text not in RECIPE_NAMES:
-        raise ValueError(f"unknown recipe {text!r}")
-    return text
+def _trainer(text: str) -> str:
+    try:
+        return canonical_name(text)
+    except TrainerError:
+        names = ", ".join(trainer_names())
+        raise ValueError(f"unknown trainer {text!r}; use one of {names}") from None
 
 
 _PARSERS: dict[str, Callable[[str], Any]] = {
@@ -93,7 +100,7 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "zero_buckets": parse_count,
     "target_days": _positive,
     "mfu": _positive,
-    "recipe": _recipe,
+    "trainer": _trainer,
 }
 
 
@@ -110,15 +117,17 @@ def parse_field(name: str, text: str) -> Any:
         ) from None
 
 
-def build_workload(fields: Mapping[str, Any], recipe: str | None = None) -> Workload:
-    """The Workload of ``fields`` (None = unset) with ``recipe``'s defaults filled in."""
+def build_workload(fields: Mapping[str, Any], trainer: str | None = None) -> Workload:
+    """The Workload of ``fields`` (None = unset) run by ``trainer`` (None = generic)."""
     given = {k: v for k, v in fields.items() if v is not None}
     try:
-        completed = apply_recipe(given, recipe)
-    except RecipeError as exc:
-        raise WorkloadTextError("recipe", str(exc)) from None
+        completed = apply_trainer(given, trainer)
+    except TrainerError as exc:
+        raise WorkloadTextError("trainer", str(exc)) from None
     try:
         return Workload(**completed)
+    except TrainerError as exc:
+        raise WorkloadTextError("trainer_overrides", str(exc)) from None
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = err.get("loc") or ()

@@ -26,7 +26,7 @@ below; ``python bench/memory_accuracy.py --by organisation`` lists them with the
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import Gpu, ModelPreset
@@ -122,9 +122,15 @@ class MeasuredCase:
     measured_bytes: float
     notes: str = ""
     tags: tuple[str, ...] = field(default_factory=tuple)
+    #: The trainer profile (and era) that ran it (engine/workload/trainers.toml); set for every
+    #: case from ``TRAINER_OF`` below.
+    trainer: str | None = None
 
-    def make_workload(self) -> Workload:
-        return Workload(**self.workload)
+    def make_workload(self, *, with_trainer: bool = True) -> Workload:
+        """The workload as a user would give it: the user-level fields the source states and,
+        unless ``with_trainer=False``, the trainer's name (no trainer internals: a test checks)."""
+        trainer = self.trainer if with_trainer else None
+        return Workload(**self.workload, trainer=trainer)
 
     @property
     def organisation(self) -> str:
@@ -179,17 +185,12 @@ def organisation_of(source: str) -> str:
 # computed its own (keeps_previous_graph).  In the 2023 table that carry-over is not at the
 # peak: iteration 0 is the longest sample (lit-gpt 8641822 finetune/lora.py: get_batch(...,
 # longest_seq_ix if iter_num == 0 else None)) and the next batches are shorter.
-_LITGPT_MODEL = dict(
-    separate_lm_head=True, fabric_bnb=True, fused_qkv=True, expand_kv=True,
-    keeps_previous_graph=True, nf4_keeps_input=True,
-)  # fmt: skip
 _LIT23 = dict(
-    master_weights=False, grad_checkpointing=False, lora_rank=8, lora_targets=("q", "v"),
-    seq_len=1304, **{**_LITGPT_MODEL, "keeps_previous_graph": False},
+    grad_checkpointing=False, lora_rank=8, lora_targets=("q", "v"), seq_len=1304,
 )  # fmt: skip
 # litgpt config hub: A10G, bf16-true, Alpaca2k truncated at max_seq_length 512, no activation
 # checkpointing (litgpt finetune does not enable it).
-_HUB = dict(master_weights=False, grad_checkpointing=False, seq_len=512, **_LITGPT_MODEL)
+_HUB = dict(grad_checkpointing=False, seq_len=512)
 # Answer.AI fsdp_qlora train.py defaults (see the cases below).  Measured in March 2024 on
 # bitsandbytes 0.43.0/0.43.1 (README @02fe695: "pip install bitsandbytes>=0.43.0"; "be sure to
 # pass --reentrant_checkpointing True to avoid triggering a bug in bitsandbytes which results in
@@ -197,7 +198,7 @@ _HUB = dict(master_weights=False, grad_checkpointing=False, seq_len=512, **_LITG
 # removed in 0.43.2), so the 4-bit inputs are kept (nf4_keeps_input; today's default is off).
 _AAI = dict(
     lora_rank=64, lora_targets=("q", "k", "v", "gate", "up", "down"), grad_checkpointing=True,
-    master_weights=False, parallel="zero3", nf4_keeps_input=True,
+    parallel="zero3",
 )  # fmt: skip
 
 ORIGINAL_CASES: tuple[MeasuredCase, ...] = (
@@ -287,7 +288,7 @@ ORIGINAL_CASES: tuple[MeasuredCase, ...] = (
         dict(
             method="lora", micro_batch=2, seq_len=2048, lora_rank=16,
             lora_targets=("q", "v", "o", "gate", "up", "down"), parallel="zero3",
-            grad_checkpointing=True, master_weights=False, loss="chunked", compile=True,
+            grad_checkpointing=True, loss="chunked", compile=True,
             lora_dropout=0.0,
         ),
         8, 27.6 * GIB,
@@ -702,7 +703,7 @@ LITGPT_HUB_MORE: tuple[MeasuredCase, ...] = (
         "litgpt-hub-gemma-2b-full-4gpu", LITGPT_CONFIG_HUB,
         "gemma-2b/full.yaml on 4xA10G: full fine-tune, bf16-true AdamW, FSDP, seq 512, mb 1",
         GEMMA_2B,
-        dict(method="full", micro_batch=1, parallel="zero3", grad_accum=4, fsdp_no_sync=True,
+        dict(method="full", micro_batch=1, parallel="zero3", grad_accum=4,
              **{**_HUB, "grad_checkpointing": True}),
         4, 17.43 * GB, tags=("allocated", "litgpt", "fsdp"),
         notes="global_batch_size 16 over 4 GPUs x micro-batch 1 = 4 micro-batches per step, "
@@ -731,7 +732,6 @@ LITGPT_HUB_MORE: tuple[MeasuredCase, ...] = (
         f"micro-batch {mb}",
         arch,
         dict(method="lora", micro_batch=mb, parallel="zero3", grad_accum=128 // mb,
-             fsdp_no_sync=True, fsdp_layer_grads=True,
              **{**_LIT23, "grad_checkpointing": True}),
         gpus, gb * GB, tags=("allocated", "litgpt", "fsdp"),
         notes="lit-gpt 8641822 finetune/lora.py: batch_size 128 // micro_batch_size "
@@ -752,12 +752,13 @@ LITGPT_HUB_MORE: tuple[MeasuredCase, ...] = (
 # QLoRA rows: lora_finetune_single_device with llama3_2/3B_(q)lora_single_device (r=64 on q, v,
 # output_proj and the MLP, dropout 0) plus the same flags, without optimizer_in_bwd or 8-bit
 # AdamW.  "Peak Memory Active" (GiB) ~ allocated.  torch.compile is not modelled.
-_TT3B = dict(seq_len=4096, micro_batch=2, master_weights=False)
+_TT3B = dict(seq_len=4096, micro_batch=2)
 _TT3B_ROWS = (
-    ("packed", 60.0, dict(grad_checkpointing=False, loss="full")),
-    ("compile", 51.0, dict(grad_checkpointing=False, loss="full")),
-    ("chunked-ce", 42.9, dict(grad_checkpointing=False, loss="chunked")),
-    ("ac", 24.9, dict(grad_checkpointing=True, loss="chunked")),
+    ("packed", 60.0, dict(grad_checkpointing=False, loss="full", optimizer_in_backward=False)),
+    ("compile", 51.0, dict(grad_checkpointing=False, loss="full", optimizer_in_backward=False)),
+    ("chunked-ce", 42.9, dict(grad_checkpointing=False, loss="chunked",
+                              optimizer_in_backward=False)),
+    ("ac", 24.9, dict(grad_checkpointing=True, loss="chunked", optimizer_in_backward=False)),
     ("opt-in-bwd", 23.1, dict(grad_checkpointing=True, loss="chunked", optimizer_in_backward=True)),
     ("act-offload", 21.8, dict(grad_checkpointing=True, loss="chunked", optimizer_in_backward=True,
                                activation_offload=True)),
@@ -790,7 +791,7 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         "torchtune-llama32-3b-qlora-flags", TORCHTUNE_OPT_FLAGS,
         "Llama 3.2 3B QLoRA row (same flags; reproduce command: llama3_2/3B_qlora_single_device): "
         "4.6 GiB peak active",
-        LLAMA32_3B, dict(method="qlora", nf4_backend="torchao", **_TT3B, **_TT_LORA), 1, 4.6 * GIB,
+        LLAMA32_3B, dict(method="qlora", **_TT3B, **_TT_LORA), 1, 4.6 * GIB,
         tags=("active", "torchtune", "compile", "qlora"),
     ),
     # README "Memory and training speed": batch 2, packed to 2048, compile, the recipe's default
@@ -802,7 +803,7 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         "torchtune-llama31-8b-full-4090", TORCHTUNE_README,
         "Llama 3.1 8B full finetune on 1x 4090: 18.9 GiB peak per GPU",
         LLAMA3_8B,
-        dict(method="full", seq_len=2048, micro_batch=2, master_weights=False,
+        dict(method="full", seq_len=2048, micro_batch=2,
              optimizer="paged-adamw-8bit", optimizer_in_backward=True, grad_checkpointing=True,
              loss="chunked", compile=True),
         1, 18.9 * GIB, tags=("torchtune", "compile"),
@@ -811,7 +812,7 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         "torchtune-llama31-8b-lora-4090", TORCHTUNE_README,
         "Llama 3.1 8B LoRA on 1x 4090: 16.2 GiB peak per GPU",
         LLAMA3_8B,
-        dict(method="lora", seq_len=2048, micro_batch=2, master_weights=False, lora_rank=8,
+        dict(method="lora", seq_len=2048, micro_batch=2, lora_rank=8,
              lora_targets=("q", "v", "o", "gate", "up", "down"), grad_checkpointing=True,
              loss="chunked", compile=True, lora_dropout=0.0),
         1, 16.2 * GIB, tags=("torchtune", "compile"),
@@ -820,9 +821,9 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         "torchtune-llama31-8b-qlora-4090", TORCHTUNE_README,
         "Llama 3.1 8B QLoRA on 1x 4090: 7.4 GiB peak per GPU",
         LLAMA3_8B,
-        dict(method="qlora", seq_len=2048, micro_batch=2, master_weights=False, lora_rank=8,
+        dict(method="qlora", seq_len=2048, micro_batch=2, lora_rank=8,
              lora_targets=("q", "v", "o", "gate", "up", "down"), grad_checkpointing=True,
-             loss="chunked", compile=True, lora_dropout=0.0, nf4_backend="torchao"),
+             loss="chunked", compile=True, lora_dropout=0.0),
         1, 7.4 * GIB, tags=("torchtune", "compile", "qlora"),
     ),
     MeasuredCase(
@@ -830,7 +831,7 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         "Llama 3.1 70B full finetune on 8x A100: 13.9 GiB per GPU, CPU offload with fused "
         "optimizer (llama3_1/70B_full: FSDP, fsdp_cpu_offload, AC)",
         LLAMA31_70B,
-        dict(method="full", seq_len=2048, micro_batch=2, master_weights=False, parallel="zero3",
+        dict(method="full", seq_len=2048, micro_batch=2, parallel="zero3",
              offload="params", grad_checkpointing=True, loss="chunked", compile=True),
         8, 13.9 * GIB, tags=("torchtune", "compile", "offload"),
     ),
@@ -839,10 +840,10 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
         "Llama 3.1 405B QLoRA on 8x A100: 44.8 GB per GPU (llama3_1/405B_qlora: FSDP, r=16 on "
         "q, v, output_proj + MLP, AC)",
         LLAMA31_405B,
-        dict(method="qlora", seq_len=2048, micro_batch=2, master_weights=False, parallel="zero3",
+        dict(method="qlora", seq_len=2048, micro_batch=2, parallel="zero3",
              lora_rank=16, lora_targets=("q", "v", "o", "gate", "up", "down"),
              grad_checkpointing=True, loss="chunked", compile=True, lora_dropout=0.0,
-             nf4_backend="torchao"),
+        ),
         8, 44.8 * GB, tags=("torchtune", "compile", "qlora"),
         notes="the README prints GB here and GiB elsewhere; taken as 1e9 bytes; torchtune's "
         "QLoRA weights are torchao NF4Tensors, whose constants FSDP2 shards (nf4_backend)",
@@ -865,8 +866,7 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
         f"Table {table}: Llama 3.1 8B, FSDP on {gpus} H100, local batch 2, selective AC, "
         f"{name}: {gib} GiB",
         LLAMA3_8B,
-        dict(micro_batch=2, checkpoint_mode="selective", compile="compile" in name,
-             compile_loss=False, precision="fp8" if "float8" in name else "bf16", **_TITAN8),
+        dict(micro_batch=2, compile="compile" in name, precision="fp8" if "float8" in name else "bf16", **_TITAN8),
         gpus, gib * GIB,
         tags=("reserved", "torchtitan") + (("compile",) if "compile" in name else ()),
     )
@@ -881,7 +881,7 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
         "Table 2: Llama 3.1 8B, FSDP 8 CP 1, seq 32768, local batch 1, full AC, compile + Float8: "
         "83.9 GiB",
         LLAMA3_8B,
-        dict(micro_batch=1, precision="fp8", compile=True, compile_loss=False,
+        dict(micro_batch=1, precision="fp8", compile=True, checkpoint_mode="full",
              **{**_TITAN8, "seq_len": 32768}),
         8, 83.9 * GIB, tags=("reserved", "torchtitan", "compile"),
     ),
@@ -890,7 +890,8 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
         "Table 4: Llama 3.1 70B, FSDP 32 x TP 8 on 256 H100, local batch 16, full AC, compile + "
         "Float8: 71.9 GiB",
         LLAMA31_70B,
-        dict(micro_batch=16, precision="fp8", tp=8, compile=True, compile_loss=False, **_TITAN8),
+        dict(micro_batch=16, precision="fp8", tp=8, compile=True, checkpoint_mode="full",
+             **_TITAN8),
         256, 71.9 * GIB, tags=("reserved", "torchtitan", "compile", "tp"),
     ),
 ) + tuple(
@@ -900,7 +901,7 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
         f"trainy-llama31-8b-{nodes * 8}gpu", TRAINY_BENCH,
         f"Llama 3.1 8B on {nodes} x 8 H200, local batch 2, compile + Float8: {gib} GiB",
         LLAMA3_8B,
-        dict(micro_batch=2, precision="fp8", checkpoint_mode="selective", compile=True,
+        dict(micro_batch=2, precision="fp8", compile=True,
              **_TITAN8),
         nodes * 8, gib * GIB, tags=("reserved", "torchtitan", "compile"),
     )
@@ -948,7 +949,7 @@ QWEN_FINETUNE_CASES: tuple[MeasuredCase, ...] = tuple(
         f"batch 1, sequence length {seq}: {g} G",
         arch,
         dict(method=method, seq_len=seq, micro_batch=1, lora_rank=64, grad_checkpointing=True,
-             **(dict(precision="fp16", loss="full-16bit", parallel="zero2", zero_buckets=4e8)
+             **(dict(precision="fp16", parallel="zero2")
                 if method == "qlora" else dict(precision="bf16", loss="full"))),
         1, g * GIB, tags=("qwen",) + (("qlora",) if method == "qlora" else ()),
     )
@@ -1047,9 +1048,7 @@ CHATGLM_CASES: tuple[MeasuredCase, ...] = (
         CHATGLM2_README,
         "FP16, encoding 2048 tokens: 13.1 GB",
         CHATGLM2_6B,
-        dict(
-            method="inference", precision="fp16", seq_len=2049, output_len=1, legacy_kv_cache=True
-        ),
+        dict(method="inference", precision="fp16", seq_len=2049, output_len=1),
         1,
         13.1 * GB,
         tags=("inference",),
@@ -1064,7 +1063,6 @@ CHATGLM_CASES: tuple[MeasuredCase, ...] = (
             precision="fp16",
             seq_len=8192,
             output_len=8191,
-            legacy_kv_cache=True,
         ),
         1,
         12.8 * GB,
@@ -1174,7 +1172,7 @@ PEFT_METHOD_COMPARISON = (
 _PEFT_MC = dict(seq_len=768, micro_batch=4, grad_checkpointing=False)
 # fp32 adapters on the bf16 base without autocast: each adapted module keeps an fp32 copy of
 # its input (--lora-input-cast fp32, engine/estimate/activations.py).
-_PEFT_MC_LORA = dict(lora_dropout=0.0, lora_input_cast="fp32")
+_PEFT_MC_LORA = dict(lora_dropout=0.0)
 
 
 def _peft_mc(run: str, workload: dict, measured: int, settings: str) -> MeasuredCase:
@@ -1193,7 +1191,7 @@ def _peft_mc(run: str, workload: dict, measured: int, settings: str) -> Measured
 
 PEFT_MC_CASES: tuple[MeasuredCase, ...] = (
     _peft_mc("full-finetuning--llama-3.2-3B-lr_0.00001",
-             dict(method="full", master_weights=False), 38868615168,
+             dict(method="full"), 38868615168,
              "full fine-tuning (bf16 weights and AdamW moments), lr 1e-5"),
     _peft_mc("lora--llama-3.2-3B-rank32",
              dict(method="lora", lora_rank=32, lora_targets=("q", "v"), **_PEFT_MC_LORA),
@@ -1259,7 +1257,6 @@ LITGPT_PHI_FALCON: tuple[MeasuredCase, ...] = tuple(
         f"litgpt23-phi15-lora-2gpu-mb{mb}", LITGPT_RESOURCE_TABLES_MULTI,
         f"Finetuning with LoRA on Multiple GPUs: phi-1.5, 2 x A100, micro-batch {mb}", PHI15,
         dict(method="lora", micro_batch=mb, parallel="zero3", grad_accum=128 // mb,
-             fsdp_no_sync=True, fsdp_layer_grads=True,
              **{**_LIT23_PHI, "grad_checkpointing": True}),
         2, gb * GB, tags=("allocated", "litgpt", "fsdp"),
         notes="as the Llama 2 multi-GPU rows: FSDP no_sync over 128 // mb micro-batches, "
@@ -1270,7 +1267,7 @@ LITGPT_PHI_FALCON: tuple[MeasuredCase, ...] = tuple(
     MeasuredCase(
         "litgpt23-phi15-inference", LITGPT_RESOURCE_TABLES,
         "Single-GPU Inference: phi-1.5, no quantization", PHI15,
-        dict(method="inference", seq_len=64, micro_batch=1, separate_lm_head=True), 1, 2.86 * GB,
+        dict(method="inference", seq_len=64, micro_batch=1), 1, 2.86 * GB,
         notes="context: a short prompt + generate.py's default 50 new tokens (64 assumed)",
         tags=("allocated", "litgpt", "inference"),
     ),
@@ -1289,7 +1286,7 @@ LITGPT_PHI_FALCON: tuple[MeasuredCase, ...] = tuple(
         "litgpt-hub-phi2-full-2gpu", LITGPT_CONFIG_HUB,
         "phi-2/full.yaml (devices: 2) on a 4xA10G machine: full fine-tune, bf16-true AdamW, "
         "FSDP, seq 512, mb 4", PHI2,
-        dict(method="full", micro_batch=4, parallel="zero3", grad_accum=1, fsdp_no_sync=True,
+        dict(method="full", micro_batch=4, parallel="zero3", grad_accum=1,
              **{**_HUB, "grad_checkpointing": True}),
         2, 14.44 * GB, tags=("allocated", "litgpt", "fsdp"),
     ),
@@ -1306,7 +1303,7 @@ LITGPT_PHI_FALCON: tuple[MeasuredCase, ...] = tuple(
 # (b) "Quantization of KV cache", row "no" (A100-SXM4-80G, PyTorch 2.0.1, CUDA 11.4,
 #     Qwen-7B-Chat BF16): generated length sl at batch 1, and batch bs at 1024 generated
 #     tokens (bs=1 is the sl=1024 run; bs 64/100 ran out of memory).
-_QWEN1_INFER = dict(method="inference", precision="bf16", legacy_kv_cache=True)
+_QWEN1_INFER = dict(method="inference", precision="bf16")
 QWEN1_INFERENCE: tuple[MeasuredCase, ...] = tuple(
     MeasuredCase(
         f"qwen1-{size}-chat-generate-2048", QWEN_V1_INFERENCE,
@@ -1339,6 +1336,48 @@ NEW_CASES: tuple[MeasuredCase, ...] = (
     + QWEN25_INFERENCE + QWEN3_INFERENCE + QWEN1_INFERENCE + GOOGLE_CASES + CHATGLM_CASES
     + HUGGING_FACE_CASES + LITGPT_PHI_FALCON + PEFT_MC_CASES
 )  # fmt: skip
+
+#: Case id prefix -> the trainer profile (and era) that ran the case (engine/workload/
+#: trainers.toml; each profile cites the trainer's code or docs for what it sets).  The most
+#: specific prefix wins.  Why each era: litgpt's 2023 resource tables ran lit-gpt 8641822;
+#: its config hub tables (and the phi / Falcon rows) the 2024 litgpt with the bitsandbytes
+#: 0.42.0 pin; Answer.AI's benchmark note is March 2024; the PEFT docs' FSDP / DeepSpeed runs
+#: and Unsloth's "Hugging Face + FA2" baseline are TRL + PEFT of 2024; Google's Vertex report
+#: and ChatGLM2's README are 2023 transformers; the Qwen v1 README ran its own finetune.py and
+#: remote-code model; torchtitan's Dec 2024 benchmarks name commit 9dec370 and Trainy's June
+#: 2025 runs a torchtitan that compiles the loss.
+TRAINER_OF: dict[str, str] = {
+    "litgpt23-": "litgpt@2023",
+    "litgpt-hub-": "litgpt@2024",
+    "torchtune-": "torchtune",
+    "answerai-": "fsdp-qlora@2024-03",
+    "peft-llama2-70b-": "trl@2024",
+    "unsloth-hf-": "trl@2024",
+    "torchtitan-": "torchtitan@2024-12",
+    "trainy-": "torchtitan",
+    "qwen1-": "qwen-v1",
+    "qwen25-": "transformers-trainer",
+    "qwen3-": "transformers-trainer",
+    "google-": "transformers-trainer@2023",
+    "chatglm2-": "transformers-trainer@2023",
+    "hf-blog-": "transformers-trainer",
+    "peft-mc-": "peft-method-comparison",
+}
+
+
+def _named(cases: tuple[MeasuredCase, ...]) -> tuple[MeasuredCase, ...]:
+    out = []
+    for c in cases:
+        prefixes = [p for p in TRAINER_OF if c.id.startswith(p)]
+        if not prefixes:
+            raise KeyError(f"no trainer recorded for case {c.id}; add it to TRAINER_OF")
+        out.append(replace(c, trainer=TRAINER_OF[max(prefixes, key=len)]))
+    return tuple(out)
+
+
+ORIGINAL_CASES = _named(ORIGINAL_CASES)
+KNOWN_MISSES = _named(KNOWN_MISSES)
+NEW_CASES = _named(NEW_CASES)
 
 #: Every measured case: the original table and the December 2026 additions.
 CASES: tuple[MeasuredCase, ...] = ORIGINAL_CASES + NEW_CASES

@@ -98,7 +98,7 @@ async def test_loaded_workload_shows_its_targets_mfu_and_loss(make_app):
         assert app.screen.query_one("#wl-loss", Select).value == "full"
 
 
-async def test_trainer_recipe_and_memory_knobs_reach_the_workload(make_app):
+async def test_trainer_and_memory_knobs_reach_the_workload(make_app):
     start = Workload(model="llama-3.1-8b", method="lora")
     build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=start)
     app = make_app(build=build)
@@ -107,16 +107,20 @@ async def test_trainer_recipe_and_memory_knobs_reach_the_workload(make_app):
         await pilot.press("f4")
         await pilot.pause()
         form = app.screen
-        assert form.query_one("#wl-recipe", Select).value == "none"
+        assert form.query_one("#wl-trainer", Select).value == "none"
+        details = form.query_one("#wl-trainer-details", Static)
+        assert "generic" in str(details.render())
 
-        # A recipe resets the knobs it governs to "default" so its documented defaults apply.
-        await _choose(pilot, "#wl-recipe", "torchtune")
+        # A trainer resets the knobs its profile governs to "default" so the profile applies,
+        # and the read-only details panel lists what the profile sets unlike generic.
+        await _choose(pilot, "#wl-loss", "full")
+        await _choose(pilot, "#wl-trainer", "torchtune")
         w = app.history.current.workload
-        assert w.recipe == "torchtune"
-        assert (w.loss, w.master_weights, w.lora_rank) == ("chunked", False, 8)
-        assert w.lora_targets == ("q", "v", "o", "gate", "up", "down")
-        assert form.query_one("#wl-optimizer", Select).value == "default"
-        assert form.query_one("#wl-targets", Input).value == ""
+        assert w.trainer == "torchtune"
+        assert w.loss is None and form.query_one("#wl-loss", Select).value == "default"
+        assert w.lora_rank == 16  # the LoRA spec is the user's, not the trainer's
+        shown = str(details.render())
+        assert "torchtune" in shown and "nf4_backend = torchao" in shown
 
         # The new knobs, by keyboard.
         before = _verdict(app)
@@ -133,3 +137,40 @@ async def test_trainer_recipe_and_memory_knobs_reach_the_workload(make_app):
         await pilot.pause()
         assert "Longest sample" in _verdict(app) and "INPUT" in _verdict(app)
         assert app.history.current.workload.longest_sample != 0  # the bad value never lands
+
+
+async def test_the_form_keeps_every_field_it_does_not_show(make_app, catalog):
+    """A BOM with gradient accumulation, DoRA, a trainer and a trainer override: editing the
+    sequence length in the form keeps all of them in the exported BOM."""
+    from slotwise.engine.bom.document import export_bom, import_bom
+    from slotwise.engine.bom.meta import BomMeta
+
+    start = Workload(
+        model="llama-3.1-8b",
+        method="lora",
+        grad_accum=8,
+        dora=True,
+        lora_dropout=0.1,
+        trainer="axolotl",
+        trainer_overrides={"nf4_keeps_input": True},
+    )
+    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=start)
+    text = export_bom(build, catalog, BomMeta())
+    assert "grad_accum = 8" in text and 'trainer = "axolotl"' in text
+    assert "[workload.trainer_overrides]" in text
+    loaded = import_bom(text, catalog).build
+    app = make_app(build=loaded)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        seq = app.screen.query_one("#wl-seq", Input)
+        await set_input(pilot, seq, "4096")
+        await pilot.pause()
+        w = app.history.current.workload
+        assert w.seq_len == 4096
+        assert (w.grad_accum, w.dora, w.lora_dropout, w.trainer) == (8, True, 0.1, "axolotl")
+        assert w.trainer_overrides == {"nf4_keeps_input": True}
+        out = export_bom(app.history.current, catalog, BomMeta())
+    assert "seq_len = 4096" in out and "grad_accum = 8" in out and "dora = true" in out
+    assert 'trainer = "axolotl"' in out and "nf4_keeps_input = true" in out

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from slotwise.engine.check.sizing import size_servers
-from slotwise.engine.check.verdict import context_overrun
+from slotwise.engine.check.verdict import TIGHT_ADVICE, context_overrun, memory_fit
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.checkpoint import checkpoint_format
 from slotwise.engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
@@ -50,7 +50,7 @@ def register(sub) -> None:
         type=_positive_int,
         default=DEFAULT_GPUS_PER_SERVER,
         metavar="N",
-        help=f"GPUs per server, for the server count ({DEFAULT_GPUS_PER_SERVER})",
+        help=argparse.SUPPRESS,  # GPUs per server, for the server count (docs/CLI.md)
     )
     p.add_argument(
         "--bom",
@@ -58,9 +58,8 @@ def register(sub) -> None:
         help="estimate on a saved build: its GPUs, links and NICs (the workload flags, else the "
         "BOM's own workload); the server count is the one validate and compare give",
     )
-    p.add_argument(
-        "--offline", action="store_true", help="never fetch a config.json; use the cache only"
-    )
+    # never fetch a config.json; use the cache only (docs/CLI.md)
+    p.add_argument("--offline", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_catalog_flag(p)
     p.set_defaults(run=run)
@@ -293,6 +292,17 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
         lines.append(f"  {name:<12}{_gib(value)}  {100 * value / total:5.1f}%")
     lines.append(f"  {'':<12}{'-' * 12}")
     lines.append(f"  {'total':<12}{_gib(m.total_bytes)}")
+    low = m.total_bytes if m.low_bytes is None else m.low_bytes
+    high = m.total_bytes if m.high_bytes is None else m.high_bytes
+    lines.append(
+        f"  {'range':<12}{_gib(low)} - {_gib(high).strip()}  ("
+        + (
+            f"trainer {workload.trainer}: its measured error"
+            if workload.trainer
+            else "no trainer named: the trainers a user could be running + measured error"
+        )
+        + ")"
+    )
     lines.append(
         f"  {'usable':<12}{_gib(est.usable_bytes)}  of {_gib(est.gpu_memory_bytes).strip()}"
     )
@@ -303,15 +313,24 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
     if m.logits_bytes >= 0.005 * GIB:
         lines.append(f"  (activations include {m.logits_bytes / GIB:.2f} GiB of logits/loss)")
     lines.append("")
-    if est.fits:
+    fit = memory_fit(low, m.total_bytes, high, est.usable_bytes)
+    if fit == "fits":
         lines.append(
             f"FITS: {m.total_bytes / GIB:.1f} GiB of {est.usable_bytes / GIB:.1f} GiB usable per GPU"
+            f" (the whole range, up to {high / GIB:.1f} GiB)"
         )
+    elif fit == "tight":
+        lines.append(
+            f"TIGHT: {m.total_bytes / GIB:.1f} GiB estimated ({low / GIB:.1f}-{high / GIB:.1f}) "
+            f"of {est.usable_bytes / GIB:.1f} GiB usable per GPU"
+        )
+        lines.append(f"  - {TIGHT_ADVICE}")
     else:
         lines.append(
             f"DOES NOT FIT: needs {m.total_bytes / GIB:.1f} GiB per GPU, "
             f"{est.usable_bytes / GIB:.1f} GiB usable"
         )
+    if not est.fits:
         if est.min_gpus:
             lines.append(f"  - use at least {est.min_gpus} x {gpu.sku} (same settings)")
         else:

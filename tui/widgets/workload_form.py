@@ -1,11 +1,14 @@
 """The workload form: model (searchable presets, or a config.json path / Hugging Face id),
-trainer recipe, method, precision, sequence length, batch, parallelism, LoRA rank and targets,
+trainer, method, precision, sequence length, batch, parallelism, LoRA rank and targets,
 tokens, target days, MFU override, loss implementation and the memory knobs (checkpointing mode,
 activation offload, optimizer in backward, longest sample, torch.compile).
 
-A trainer recipe fills every knob left at "default" (or blank) with that trainer's documented
-defaults (engine.estimate.recipes); choosing a recipe resets those knobs to "default" so the
-recipe shows through.  Text fields are parsed by the engine's one workload-text parser
+The trainer names a trainer profile (engine/workload/trainers.toml): every knob left at
+"default" takes the profile's value, and a read-only panel under the select lists what the
+profile sets differently from ``generic`` (with its source); choosing a trainer resets those
+knobs to "default" so the profile shows through.  The form starts from the loaded workload:
+fields it does not show (gradient accumulation, DoRA, LoRA dropout, trainer overrides, ...)
+are kept as they were across every edit.  Text fields are parsed by the engine's one workload-text parser
 (engine.workload.text), the same one the CLI uses.
 
 Every change builds an ``engine.workload.Workload`` and posts ``WorkloadForm.Changed``; the
@@ -23,7 +26,6 @@ from textual.widgets import Input, Label, Select, Static
 
 from slotwise.engine.check.report import Report
 from slotwise.engine.check.verdict import verdict
-from slotwise.engine.estimate.recipes import RECIPE_NAMES
 from slotwise.engine.workload import (
     LORA_MODULES,
     LORA_TARGET_SETS,
@@ -36,6 +38,11 @@ from slotwise.engine.workload import (
     Workload,
 )
 from slotwise.engine.workload.text import WorkloadTextError, build_workload, parse_field
+from slotwise.engine.workload.trainers import (
+    differences_from_generic,
+    load_profiles,
+    trainer_names,
+)
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.widgets.budgets import budget_text, fmt_amount
 from slotwise.tui.widgets.findings import finding_text
@@ -48,18 +55,16 @@ CHECKPOINTING = (
     ("on, selective", "selective"),
     ("off", "off"),
 )
-RECIPES = (("none", "none"), *((r, r) for r in RECIPE_NAMES))
+TRAINERS = (("generic (none named)", "none"), *((r, r) for r in trainer_names()))
 ON_OFF = (("default", "default"), ("on", "on"), ("off", "off"))
-# Knobs a recipe fills; choosing a recipe resets them so its defaults show through.
-RECIPE_SELECTS = (
-    "#wl-optimizer",
+# Knobs a trainer profile fills; choosing a trainer resets them so its values show through.
+TRAINER_SELECTS = (
     "#wl-ckpt",
     "#wl-loss",
     "#wl-actoff",
     "#wl-optbwd",
     "#wl-compile",
 )
-RECIPE_INPUTS = ("#wl-rank", "#wl-targets")
 PARALLEL = (
     ("auto (zero3 when >1 GPU)", "auto"),
     ("ddp", "ddp"),
@@ -88,7 +93,8 @@ FIELD_LABELS = {
     "tokens_per_user_s": "Tokens/s per user",
     "serving_engine": "Serving engine",
     "longest_sample": "Longest sample",
-    "recipe": "Trainer recipe",
+    "trainer": "Trainer",
+    "trainer_overrides": "Trainer overrides",
 }
 
 
@@ -117,6 +123,7 @@ class WorkloadForm(Vertical):
     def __init__(self, presets: list[tuple[str, str]], **kw) -> None:
         super().__init__(**kw)
         self.presets = presets  # (label, id)
+        self._loaded: Workload | None = None  # the workload the fields started from
 
     def compose(self) -> ComposeResult:
         yield Static("", id="verdict")
@@ -127,8 +134,10 @@ class WorkloadForm(Vertical):
             )
             yield Label("or config / HF id")
             yield Input(placeholder="config.json path or org/model, then Enter", id="wl-config")
-            yield Label("Trainer recipe")
-            yield Select(RECIPES, value="none", allow_blank=False, id="wl-recipe")
+            yield Label("Trainer")
+            yield Select(TRAINERS, value="none", allow_blank=False, id="wl-trainer")
+            yield Label("Trainer details")
+            yield Static("", id="wl-trainer-details")
             yield Label("Method")
             yield Select(
                 [(m, m) for m in METHODS], value="inference", allow_blank=False, id="wl-method"
@@ -194,6 +203,7 @@ class WorkloadForm(Vertical):
         """Show ``w`` in the fields without posting Changed."""
         with self.prevent(Input.Changed, Select.Changed):
             w = w or Workload()
+            self._loaded = w
             ids = {v for _, v in self.presets}
             self.query_one("#wl-model", Select).value = w.model if w.model in ids else Select.NULL
             self.query_one("#wl-config", Input).value = w.config or ""
@@ -205,7 +215,7 @@ class WorkloadForm(Vertical):
             self.query_one("#wl-tp", Input).value = "" if w.tp is None else str(w.tp)
             self.query_one("#wl-optimizer", Select).value = w.optimizer
             self.query_one("#wl-offload", Select).value = w.offload
-            self.query_one("#wl-recipe", Select).value = w.recipe or "none"
+            self.query_one("#wl-trainer", Select).value = w.trainer or "none"
             self.query_one("#wl-ckpt", Select).value = (
                 "auto"
                 if w.grad_checkpointing is None
@@ -239,6 +249,13 @@ class WorkloadForm(Vertical):
                 "" if w.tokens_per_user_s is None else f"{w.tokens_per_user_s:g}"
             )
             self.query_one("#wl-engine", Select).value = w.serving_engine or "optimized"
+        self._show_trainer(w.trainer, w.method, w.trainer_overrides)
+
+    def _show_trainer(self, name: str | None, method: str, overrides: dict) -> None:
+        """The read-only trainer-details panel: what the profile sets unlike ``generic``."""
+        self.query_one("#wl-trainer-details", Static).update(
+            trainer_details_text(name, method, overrides)
+        )
 
     def read(self) -> tuple[Workload | None, str | None]:
         """The workload the fields describe, or (None, why not)."""
@@ -246,7 +263,11 @@ class WorkloadForm(Vertical):
         config = self.query_one("#wl-config", Input).value.strip()
         if model == Select.NULL and not config:
             return None, None
-        fields: dict = {}
+        # Start from the loaded workload so fields the form does not show are kept.
+        loaded = self._loaded or Workload()
+        fields: dict = loaded.model_dump(exclude_none=True)
+        for key in ("model", "config", "arch", "trainer"):
+            fields.pop(key, None)
         if config:
             fields["config"] = config
             if model != Select.NULL:
@@ -264,6 +285,8 @@ class WorkloadForm(Vertical):
         fields["grad_checkpointing"] = None if ckpt == "auto" else ckpt != "off"
         if ckpt == "selective":
             fields["checkpoint_mode"] = "selective"
+        elif ckpt == "on" and fields.get("checkpoint_mode") == "selective":
+            fields["checkpoint_mode"] = "full"
         loss = self.query_one("#wl-loss", Select).value
         fields["loss"] = None if loss == "default" else loss
         for fid, name in (
@@ -293,6 +316,7 @@ class WorkloadForm(Vertical):
             if required and fields[name] is None:
                 return None, f"{label}: type a whole number"
         users = self.query_one("#wl-users", Input).value.strip()
+        fields["users"] = fields["tokens_per_user_s"] = None
         if users:
             try:
                 fields["users"] = int(users)
@@ -305,11 +329,10 @@ class WorkloadForm(Vertical):
             except ValueError:
                 return None, f"Tokens/s per user: {rate!r} is not a number, e.g. 30"
         engine = self.query_one("#wl-engine", Select).value
-        if engine != "optimized":
-            fields["serving_engine"] = engine
-        recipe = self.query_one("#wl-recipe", Select).value
+        fields["serving_engine"] = None if engine == "optimized" else engine
+        trainer = self.query_one("#wl-trainer", Select).value
         try:
-            return build_workload(fields, None if recipe == "none" else str(recipe)), None
+            return build_workload(fields, None if trainer == "none" else str(trainer)), None
         except WorkloadTextError as exc:
             where = FIELD_LABELS.get(exc.field, exc.field) or "workload"
             return None, f"{where}: {exc}"
@@ -346,23 +369,40 @@ class WorkloadForm(Vertical):
             # a preset replaces the config / HF id
             with self.prevent(Input.Changed):
                 self.query_one("#wl-config", Input).value = ""
-        if event.select.id == "wl-recipe":
-            # let the new recipe's defaults show through the knobs it governs
+        if event.select.id == "wl-trainer":
+            # let the new trainer's profile show through the knobs it governs
             with self.prevent(Input.Changed, Select.Changed):
-                for fid in RECIPE_SELECTS:
+                for fid in TRAINER_SELECTS:
                     self.query_one(fid, Select).value = "auto" if fid == "#wl-ckpt" else "default"
-                for fid in RECIPE_INPUTS:
-                    self.query_one(fid, Input).value = ""
         self._emit()
 
     def _emit(self) -> None:
         w, problem = self.read()
+        if w is not None:
+            self._loaded = w
+            self._show_trainer(w.trainer, w.method, w.trainer_overrides)
         self.post_message(self.Changed(w, problem))
 
     def show_verdict(
         self, report: Report | None, workload: Workload | None, problem: str | None = None
     ) -> None:
         self.query_one("#verdict", Static).update(verdict_text(report, workload, problem))
+
+
+def trainer_details_text(name: str | None, method: str, overrides: dict) -> Text:
+    """What trainer ``name`` sets unlike ``generic`` for ``method``, and the overrides."""
+    t = Text()
+    entry = load_profiles().profile[name or "generic"]
+    t.append(f"{name or 'generic'}: {entry.title}\n", style="dim")
+    shown_method = method if method != "inference" else "lora"
+    diff = differences_from_generic(name or "generic", shown_method)
+    for field, (_, value, _source) in diff.items():
+        t.append(f"  {field} = {value}\n")
+    for field, value in sorted(overrides.items()):
+        t.append(f"  {field} = {value} (override)\n", style="bold")
+    if not diff and not overrides:
+        t.append("  the generic profile (slotwise trainers generic)\n", style="dim")
+    return t
 
 
 def fmt_count(value: float | None) -> str:
@@ -426,6 +466,10 @@ def verdict_text(
         t.append(mark, style=style)
         t.append(f"  {app_words(v.headline)}\n")
         t.append(f"Needs {fmt_amount(v.need_bytes, 'B')} per GPU")
+        if v.low_bytes is not None and v.high_bytes is not None:
+            # the range and its three-way verdict (engine/estimate/memory_range.py)
+            t.append(f" (range {fmt_amount(v.low_bytes, 'B')} to {fmt_amount(v.high_bytes, 'B')}")
+            t.append(f", {v.memory})" if v.memory != "fits" else ")")
         if v.capacity_bytes:
             t.append(f" of {fmt_amount(v.capacity_bytes, 'B')}")
         if v.gpus:
