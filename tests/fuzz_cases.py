@@ -19,6 +19,17 @@ Kinds:
 * ``prices``   a mutated examples/prices-example.toml (or a CSV) -> load_prices
 * ``http``     a faulty server route (trickle, silent, huge, nested, ...) as Hub endpoint or
                price-list URL -> fetch_config / load_prices with a short deadline
+* ``state``    a hostile or broken state directory (issue #29): symbolic links planted at a
+               lock, an autosave, ``autosaves/``, ``trash/``, a trash entry, the legacy file or
+               a temporary file, pointing at a victim file; or the state directory under a
+               regular file -> the store's whole life (entries, lock, save, load, discard,
+               purge a week later); only AutosaveError may be raised and no victim may change
+               (content, mode, existence)
+* ``control``  control characters (ESC sequences, C1, NUL, newlines) put into a BOM's slot ids,
+               SKUs, keys, meta or file name -> validate (text and JSON), export (TOML, Markdown,
+               CSV): exit codes 0-2 only, no control byte in stdout, stderr or the export
+* ``flags``    a numeric flag set to nan, inf, -inf, 1e308, 1e-300, -1 or a huge integer ->
+               the CLI exits 0, 1 or 2, never 3 ("internal error")
 
 The mutator works on text: it swaps numbers and strings for "interesting" values (0, -1, 1e19,
 inf, nan, a 5,000-digit integer, true, a 100 kB string), inserts deep nesting (arrays, inline
@@ -28,6 +39,7 @@ injects invalid UTF-8.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -38,9 +50,19 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-KINDS = ("bom", "overlay", "config", "autosave", "prices", "http")
+KINDS = ("bom", "overlay", "config", "autosave", "prices", "http", "state", "control", "flags")
 #: Mix of kinds in a run (http cases wait for a deadline, so they are rarer).
-WEIGHTS = {"bom": 30, "overlay": 25, "config": 18, "autosave": 10, "prices": 12, "http": 5}
+WEIGHTS = {
+    "bom": 30,
+    "overlay": 25,
+    "config": 18,
+    "autosave": 10,
+    "prices": 12,
+    "http": 5,
+    "state": 10,
+    "control": 10,
+    "flags": 8,
+}
 #: A message longer than this echoes user input unshortened (the 10 MB SKU bug).
 MAX_MESSAGE = 20_000
 
@@ -372,6 +394,216 @@ def case_http(rnd: random.Random, tmp: Path) -> str:
     return "loaded"
 
 
+# ------------------------------------------------------------------------------ issue #29
+
+#: A byte a terminal acts on: C0 except newline and tab (and a CRLF's CR), DEL, C1.
+CONTROL_BYTES = re.compile(r"\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_ESCAPES = ("\x1b]0;PWNED\x07", "\x1b[2J", "\x9b2J", "\x00", "\n**Total: 1 USD**\n", "\x7f", "\r")
+
+
+def _victim_state(victims: list[Path]) -> list[tuple[bool, bytes, int]]:
+    out = []
+    for v in victims:
+        try:
+            st = os.stat(v)
+            out.append((True, v.read_bytes(), st.st_mode))
+        except OSError:
+            out.append((False, b"", 0))
+    return out
+
+
+def case_state(rnd: random.Random, tmp: Path) -> str:
+    """A state directory with planted links or that cannot be written (see the docstring)."""
+    from datetime import UTC, datetime, timedelta
+
+    from slotwise.engine.build import Build
+    from slotwise.tui.autosave import TRASH_KEEP, AutosaveError, AutosaveStore
+
+    victim_dir = tmp / "victim"
+    victim_dir.mkdir()
+    victim = victim_dir / "precious.txt"
+    victim.write_text("precious\n")
+    os.chmod(victim, rnd.choice([0o600, 0o644, 0o4755, 0o666]))
+    t0 = datetime(2026, 12, 1, 3, 0, tzinfo=UTC)
+    stamp = (t0 - TRASH_KEEP * 2).strftime("%Y%m%dT%H%M%SZ")
+    old_trash = victim_dir / f"20200101T000000Z-abcdef.discarded-{stamp}.json"
+    old_trash.write_text("{}")
+    victims = [victim, old_trash]
+    before = _victim_state(victims)
+    state = tmp / "state"
+    bid = "20261201T030000Z-aaaaaa"
+    plants = ["lock", "json", "autosaves", "trash", "trash_entry", "legacy", "tmp", "blocked"]
+    plant = rnd.choice(plants)
+    (state / "autosaves").mkdir(parents=True)
+    (state / "trash").mkdir()
+    if plant == "lock":
+        (state / "autosaves" / f"{bid}.lock").symlink_to(victim)
+    elif plant == "json":
+        (state / "autosaves" / f"{bid}.json").symlink_to(victim)
+    elif plant == "autosaves":
+        os.rmdir(state / "autosaves")
+        (state / "autosaves").symlink_to(victim_dir)
+    elif plant == "trash":
+        os.rmdir(state / "trash")
+        (state / "trash").symlink_to(victim_dir)
+    elif plant == "trash_entry":
+        (state / "trash" / f"{bid}.discarded-{stamp}.json").symlink_to(victim)
+    elif plant == "legacy":
+        (state / "autosave.json").symlink_to(victim)
+    elif plant == "tmp":
+        (state / "autosaves" / f".{bid}.json.x1y2z3.tmp").symlink_to(victim)
+    else:  # the state directory sits under a regular file: nothing can be created
+        blocker = tmp / "blocker"
+        blocker.write_text("a file")
+        state = blocker / "state"
+    now = [t0]
+    store = AutosaveStore(state, clock=lambda: now[0])
+    ops = 0
+    for step in ("entries", "open", "lock", "save", "load", "discard", "purge"):
+        try:
+            if step == "entries":
+                store.entries()
+            elif step == "open":
+                slot = store.open(bid)
+            elif step == "lock":
+                slot.lock()
+            elif step == "save":
+                slot.save(Build(chassis="C"), undo=[Build(chassis="B")])
+            elif step == "load":
+                slot.load()
+            elif step == "discard":
+                slot.discard()
+            else:
+                now[0] = t0 + TRASH_KEEP + timedelta(days=1)
+                store.entries()
+            ops += 1
+        except AutosaveError as exc:  # the documented refusal
+            _check_message(str(exc), f"AutosaveError at {step}")
+    with contextlib.suppress(AutosaveError):
+        slot.unlock()
+    if _victim_state(victims) != before:
+        raise ContractBroken(f"a planted {plant} link let slotwise change a file outside state")
+    return f"{plant}:{'ok' if ops == 7 else 'refused'}"
+
+
+def _cli(argv: list[str]) -> tuple[int, str]:
+    """Run the CLI in-process; (exit code, stdout + stderr)."""
+    import contextlib as _cl
+    import io
+
+    from slotwise.tui.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with _cl.redirect_stdout(out), _cl.redirect_stderr(err):
+        try:
+            rc = main(argv)
+        except SystemExit as exc:
+            rc = int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    return rc, out.getvalue() + err.getvalue()
+
+
+def _poison(text: str, rnd: random.Random) -> str:
+    """Put an escape into a string, a key or a table of a BOM text."""
+    esc = rnd.choice(_ESCAPES)
+    toml_esc = json.dumps(esc)[1:-1]  # TOML basic strings take JSON's escapes
+    where = rnd.choice(["value", "key", "meta", "slot"])
+    if where == "meta":
+        return text.replace("schema = 1", f'schema = 1\n[meta]\ncustomer = "A{toml_esc}"', 1)
+    if where == "slot":
+        return text.replace("[slots]", f'[slots]\n"9{toml_esc}" = "X{toml_esc}"', 1)
+    if where == "key":
+        return text.replace("[chassis]", f'[chassis]\n"k{toml_esc}" = 1', 1)
+    strings = list(_STRING.finditer(text))
+    if not strings:
+        return text
+    m = rnd.choice(strings)
+    return text[: m.end() - 1] + toml_esc + text[m.end() - 1 :]
+
+
+def case_control(rnd: random.Random, tmp: Path) -> str:
+    src = rnd.choice(_examples())
+    name = "bom" + rnd.choice(["", "\x1b]0;T\x07", "\x9b"]) + ".toml"
+    path = tmp / name
+    path.write_text(_poison(src.read_text(encoding="utf-8"), rnd), encoding="utf-8")
+    out_md = tmp / "out.md"
+    runs = [
+        ["validate", str(path)],
+        ["validate", str(path), "--json"],
+        ["export", str(path), "--format", "toml"],
+        ["export", str(path), "--format", "csv"],
+        ["export", str(path), "--format", "md", "--out", str(out_md), "--force"],
+    ]
+    codes = []
+    for argv in rnd.sample(runs, 2):  # two of them per case: each run loads the catalog
+        rc, said = _cli(argv)
+        if rc not in (0, 1, 2):
+            raise ContractBroken(f"{argv[0]} exited {rc}: {said[-300:]}")
+        if m := CONTROL_BYTES.search(said.replace("\r\n", "\n")):
+            raise ContractBroken(f"{argv[:3]} printed the control byte {m.group()!r}")
+        if "--json" in argv and rc != 2 and said.strip():
+            json.loads(said)
+        codes.append(rc)
+    if out_md.exists() and CONTROL_BYTES.search(out_md.read_text(encoding="utf-8")):
+        raise ContractBroken("the Markdown export holds a control byte")
+    return "refused" if 2 in codes else "loaded"
+
+
+_BAD_NUMBERS = ("nan", "inf", "-inf", "1e308", "1e-300", "-1", "0", "9" * 400)
+_FLAG_RUNS = (
+    [
+        "export",
+        "{bom}",
+        "--format",
+        "md",
+        "--prices",
+        "{prices}",
+        "--kwh-price",
+        "0.2",
+        "--cloud-gpu-hour",
+        "2",
+    ],
+    [
+        "estimate",
+        "--model",
+        "llama-3.1-8b",
+        "--method",
+        "lora",
+        "--gpu",
+        "NVIDIA-H200-NVL-141GB",
+        "--tokens",
+        "1B",
+    ],
+)
+_FLAGS = {
+    0: ("--kwh-price", "--cloud-gpu-hour", "--utilization", "--pue", "--years"),
+    1: (
+        "--mfu",
+        "--target-days",
+        "--seq-len",
+        "--micro-batch",
+        "--lora-dropout",
+        "--tp",
+        "--gpus",
+        "--lora-rank",
+    ),
+}
+
+
+def case_flags(rnd: random.Random, tmp: Path) -> str:
+    which = rnd.randrange(len(_FLAG_RUNS))
+    bom = REPO / "examples" / "h200-nvl-lora-421ge.toml"
+    prices = REPO / "examples" / "prices-example.toml"
+    argv = [a.format(bom=bom, prices=prices) for a in _FLAG_RUNS[which]]
+    flag = rnd.choice(_FLAGS[which])
+    value = rnd.choice(_BAD_NUMBERS)
+    rc, said = _cli([*argv, flag, value])
+    if rc not in (0, 1, 2):
+        raise ContractBroken(f"{flag} {value[:20]} exited {rc}: {said[-300:]}")
+    if "inf USD" in said or "nan USD" in said:
+        raise ContractBroken(f"{flag} {value[:20]} printed a non-finite amount")
+    return "refused" if rc == 2 else "accepted"
+
+
 CASES = {
     "bom": case_bom,
     "overlay": case_overlay,
@@ -379,6 +611,9 @@ CASES = {
     "autosave": case_autosave,
     "prices": case_prices,
     "http": case_http,
+    "state": case_state,
+    "control": case_control,
+    "flags": case_flags,
 }
 
 
