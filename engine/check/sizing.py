@@ -398,8 +398,14 @@ def _serving_need(est, variants: dict[str, Workload], w: Workload, m: Margin, k_
         servers=servers,
         bare=bare,
         text=f"serving: {_s(servers)} for {users:,} users{at} (up to {per_group:,} per "
-        f"{group}, {sv.replicas} replica(s) of {est(k_mem, 'rate+margin').tp} GPUs each)",
+        f"{group}, {sv.replicas} replica(s) of {_replica_gpus(est(k_mem, 'rate+margin'))} "
+        "GPUs each)",
     )
+
+
+def _replica_gpus(e: Estimate) -> int:
+    """GPUs of one serving replica: tensor parallel x pipeline stages."""
+    return e.tp * e.pp
 
 
 def _at_load(
