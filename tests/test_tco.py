@@ -81,3 +81,18 @@ def test_break_even_is_the_first_cheaper_month(price, watts, gpus, kwh, hour, ut
         assert r.owning(m) <= r.cloud(m) + tol
         if m > 1:
             assert r.owning(m - 1) > r.cloud(m - 1) - tol
+
+
+def test_servers_tco_counts_every_node_and_the_fabric_power():
+    """One composition for a suggestion or a cluster (engine.cost.tco.servers_tco): nodes x the
+    node's wall power + the switches' power; a note says when their price is not included."""
+    from slotwise.engine.cost.tco import servers_tco
+
+    r = servers_tco(
+        purchase_price=100_000.0, node_power_w=10_000.0, nodes=4, gpus=32,
+        fabric_power_w=1_500.0, kwh_price=0.2,
+    )  # fmt: skip
+    assert r.inputs.power_w == 41_500.0
+    assert any("1,500 W of fabric" in n and "not included" in n for n in r.notes)
+    alone = servers_tco(purchase_price=1.0, node_power_w=500.0, nodes=1, gpus=1)
+    assert alone.inputs.power_w == 500.0 and not any("fabric" in n for n in alone.notes)

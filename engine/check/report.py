@@ -119,6 +119,16 @@ class Report(BaseModel):
     def budget(self, name: str) -> Budget | None:
         return next((b for b in self.budgets if b.name == name), None)
 
+    @property
+    def wall_power_w(self) -> float | None:
+        """The node's power: its worst-case draw at the wall (AC, PSU losses included), else the
+        power budget's figure when the report has no wall figures (an injected evaluator).  The
+        one node power that clusters, suggestions, comparisons and TCO use."""
+        if self.power is not None:
+            return self.power.worst_ac_w
+        b = self.budget("power")
+        return b.used if b is not None else None
+
 
 def sort_findings(findings: list[Finding]) -> tuple[Finding, ...]:
     return tuple(sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.rule, f.slots)))

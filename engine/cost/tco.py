@@ -163,3 +163,43 @@ def tco_markdown(result: TcoResult) -> str:
     lines += [f"- {n}" for n in result.notes]
     lines.append("- Not included: staff, rack space, network, support, financing, resale value.")
     return "\n".join(lines) + "\n"
+
+
+def servers_tco(
+    *,
+    purchase_price: float | None,
+    node_power_w: float,
+    nodes: int,
+    gpus: int,
+    fabric_power_w: float = 0.0,
+    fabric_priced: bool = False,
+    years: int = 3,
+    utilization: float = 1.0,
+    pue: float = 1.0,
+    kwh_price: float | None = None,
+    cloud_gpu_hour: float | None = None,
+    currency: str = "USD",
+) -> TcoResult:
+    """TCO of ``nodes`` identical servers and the network that joins them: power = nodes x the
+    node's worst case at the wall + the fabric and management switches (the cluster plan's
+    ``fabric_power_w``).  ``purchase_price`` is what the caller priced; when the switches are
+    not in it (``fabric_priced`` False) a note says so.  The one composition every front end
+    uses for a suggestion or a cluster (engine.plan)."""
+    result = compute_tco(
+        TcoInputs(
+            purchase_price=purchase_price,
+            power_w=node_power_w * nodes + fabric_power_w,
+            gpus=gpus,
+            years=years,
+            utilization=utilization,
+            pue=pue,
+            kwh_price=kwh_price,
+            cloud_gpu_hour=cloud_gpu_hour,
+            currency=currency,
+        )
+    )
+    if fabric_power_w > 0:
+        note = f"Power includes {fabric_power_w:,.0f} W of fabric and management switches"
+        note += "." if fabric_priced else "; their purchase price is not included."
+        result = result.model_copy(update={"notes": (*result.notes, note)})
+    return result

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from slotwise.engine.cost.tco import TcoInputs, TcoResult, compute_tco
+from slotwise.engine.cost.tco import TcoResult, servers_tco
 from slotwise.engine.inputs import ref
 from slotwise.engine.plan.fabric import (
     ComputeFabric,
@@ -616,15 +616,18 @@ def cluster_tco(
     management networks (``total_power_w``); purchase = the sum of the BOM lines, unknown (no
     break-even month) while any line has no price, never a partial total.  None when the node
     power is unknown."""
-    total = plan.total_power_w
-    if total is None:
+    node_w = plan.node_power_w
+    if node_w is None:
         return None
     priced = all(ln.unit_price is not None for ln in plan.lines)
     purchase = sum(ln.extended_price or 0.0 for ln in plan.lines) if priced else None
-    inp = TcoInputs(
+    return servers_tco(
         purchase_price=purchase,
-        power_w=total,
+        node_power_w=node_w,
+        nodes=plan.nodes,
         gpus=plan.total_gpus,
+        fabric_power_w=plan.fabric_power_w,
+        fabric_priced=True,
         years=years,
         utilization=utilization,
         pue=pue,
@@ -632,7 +635,6 @@ def cluster_tco(
         cloud_gpu_hour=cloud_gpu_hour,
         currency=currency,
     )
-    return compute_tco(inp)
 
 
 def unpriced_lines(plan: ClusterPlan) -> tuple[str, ...]:

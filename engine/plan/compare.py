@@ -298,9 +298,7 @@ def _power_rows(evs: Sequence[_Evaluated], catalog: Catalog) -> list[Row]:
     units: list[Cell] = []
     for ev in evs:
         # the worst case at the wall (AC, PSU losses included): what circuits and heat follow
-        p = ev.report.power
-        b = ev.report.budget("power")
-        w = _num(p.worst_ac_w) if p is not None else (_num(b.used) if b is not None else None)
+        w = _num(ev.report.wall_power_w)
         worst.append(Cell(value=w, text=_fmt(w, 0, "W")))
         btu = w * BTU_PER_W if w is not None else None
         heat.append(Cell(value=_num(btu), text=_fmt(btu, 0, "BTU/h")))

@@ -180,12 +180,8 @@ def node_spec(
 
 
 def wall_power(report: Report) -> float | None:
-    """A server's worst-case draw at the wall (AC, PSU losses included), or the power budget's
-    figure when the report has no wall figures."""
-    if report.power is not None:
-        return report.power.worst_ac_w
-    budget = report.budget("power")
-    return budget.used if budget is not None else None
+    """A server's worst-case draw at the wall: ``Report.wall_power_w`` (the one node power)."""
+    return report.wall_power_w
 
 
 class TcoParams(BaseModel):

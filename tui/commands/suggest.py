@@ -15,7 +15,7 @@ from pathlib import Path
 
 from slotwise.engine.bom.items import parts_line
 from slotwise.engine.cost.pricing import PriceError, PriceList, load_prices
-from slotwise.engine.cost.tco import TcoInputs, TcoResult, compute_tco, tco_markdown
+from slotwise.engine.cost.tco import TcoResult, tco_markdown
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, cluster_markdown
 from slotwise.engine.plan.suggest import (
     OBJECTIVES,
@@ -123,20 +123,14 @@ def _resolve(args, workload, catalog):
 
 
 def tco_for(s: Suggestion, args, currency: str) -> TcoResult | None:
-    if s.price is None or s.power_w is None:
-        return None
-    return compute_tco(
-        TcoInputs(
-            purchase_price=s.price,
-            power_w=s.power_w * s.nodes,
-            gpus=s.total_gpus,
-            years=args.years,
-            utilization=args.utilization,
-            pue=args.pue,
-            kwh_price=args.kwh_price,
-            cloud_gpu_hour=args.cloud_gpu_hour,
-            currency=currency,
-        )
+    """The suggestion's TCO as the engine composes it (servers and fabric power)."""
+    return s.tco(
+        currency,
+        years=args.years,
+        utilization=args.utilization,
+        pue=args.pue,
+        kwh_price=args.kwh_price,
+        cloud_gpu_hour=args.cloud_gpu_hour,
     )
 
 

@@ -125,13 +125,8 @@ def finish(ctx: SearchContext, cand: Candidate, build: Build, report: Report) ->
     build, report, sizing, nodes = sized
     if nodes != cand.nodes:
         cand = dataclasses.replace(cand, nodes=nodes)
-    # per node: the worst-case draw at the wall (what circuits, racks and TCO are sized on);
-    # an evaluator without wall figures falls back to the power budget
-    budget = report.budget("power")
-    if report.power is not None:
-        power: float | None = report.power.worst_ac_w
-    else:
-        power = budget.used if budget is not None else None
+    # per node: the worst-case draw at the wall (what circuits, racks and TCO are sized on)
+    power = report.wall_power_w
     quote = quote_build(build, ctx.prices) if ctx.prices is not None else None
     cons = ctx.cons
     if cons.max_power_w is not None and (power is None or power > cons.max_power_w):

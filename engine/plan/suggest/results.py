@@ -13,6 +13,7 @@ from slotwise.engine.build import Build, InputVoltage, Redundancy
 from slotwise.engine.check.report import Report
 from slotwise.engine.check.sizing import Sizing
 from slotwise.engine.cost.pricing import Quote
+from slotwise.engine.cost.tco import TcoResult, servers_tco
 from slotwise.engine.estimate import Estimate
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, ClusterPlan
 from slotwise.parts.catalog import Catalog
@@ -66,6 +67,34 @@ class Suggestion:
     #: The one sizing answer for this build and the whole workload (engine.check.sizing);
     #: None with an injected estimator/evaluator.
     sizing: Sizing | None = None
+
+    def tco(
+        self,
+        currency: str,
+        *,
+        years: int = 3,
+        utilization: float = 1.0,
+        pue: float = 1.0,
+        kwh_price: float | None = None,
+        cloud_gpu_hour: float | None = None,
+    ) -> TcoResult | None:
+        """TCO of every server of the suggestion and its fabric's power (engine.cost.tco.
+        servers_tco); None when the price or the node power is unknown."""
+        if self.price is None or self.power_w is None:
+            return None
+        return servers_tco(
+            purchase_price=self.price,
+            node_power_w=self.power_w,
+            nodes=self.nodes,
+            gpus=self.total_gpus,
+            fabric_power_w=self.cluster.fabric_power_w if self.cluster is not None else 0.0,
+            years=years,
+            utilization=utilization,
+            pue=pue,
+            kwh_price=kwh_price,
+            cloud_gpu_hour=cloud_gpu_hour,
+            currency=currency,
+        )
 
     @property
     def unknown(self) -> tuple[str, ...]:
