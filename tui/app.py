@@ -208,6 +208,7 @@ class SlotwiseApp(App[int]):
         )
 
     def on_mount(self) -> None:
+        self._on_sigterm()
         self._check_size()
         if self.catalog is not None and self.bom_arg is None:
             self.post_message(CatalogReady(self.catalog))
@@ -249,6 +250,18 @@ class SlotwiseApp(App[int]):
         if self._load_deferred:
             self._load_deferred = False
             self._load()
+
+    def _on_sigterm(self) -> None:
+        """``kill PID`` (SIGTERM) quits like Ctrl+Q's "quit keeping work": the autosave already
+        holds every change, the lock is freed and Textual puts the terminal back (main screen,
+        no mouse reporting) instead of dying inside the alternate screen (issue #29)."""
+        import asyncio
+        import signal
+
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
+            asyncio.get_running_loop().add_signal_handler(
+                signal.SIGTERM, self.action_quit_keeping_work
+            )
 
     def _autosaves_exist(self) -> bool:
         """Any autosave file on disk (cheap: no parsing, no engine import)."""
