@@ -877,6 +877,16 @@ class SlotwiseApp(App[int]):
         def chosen(path: str | None) -> None:
             if path is None:
                 return
+            from slotwise.tui.screens.export import EXPORT_FORMATS, export_format
+
+            if export_format(path) is None:
+                self.notify(
+                    f"{path}: name the file {', '.join(EXPORT_FORMATS)} to say what to write "
+                    "(the BOM, the customer document, the line items); nothing was written.",
+                    severity="warning",
+                    timeout=8,
+                )
+                return
             p = Path(path).expanduser()
             if p.exists():
                 from slotwise.tui.screens.confirm import ConfirmScreen
@@ -900,9 +910,15 @@ class SlotwiseApp(App[int]):
         self.push_screen(ExportScreen(default), chosen)
 
     def export_to(self, path: Path, force: bool) -> bool:
+        """Write the build to ``path``: the BOM (.toml), the customer document (.md) or the line
+        items (.csv), as the extension says (tui.screens.export.EXPORT_FORMATS)."""
         from slotwise.engine.bom import BomExistsError, export_bom, write_bom
+        from slotwise.tui.screens.export import export_format
 
+        fmt = export_format(str(path)) or "toml"
         meta = self.open_meta.touched(self.clock)
+        if fmt != "toml":
+            return self._export_document(path, fmt, meta, force)
         text = export_bom(
             self.editing.current,
             self.catalog,
@@ -927,6 +943,51 @@ class SlotwiseApp(App[int]):
         self._changed(reload_form=False)
         self.notify(f"Exported the BOM to {self.bom_path}", timeout=4)
         return True
+
+    def _export_document(self, path: Path, fmt: str, meta: BomMeta, force: bool) -> bool:
+        """The customer Markdown or the CSV line items; the build stays unexported as a BOM."""
+        from slotwise.engine.bom import BomExistsError, write_bom
+
+        build, kw = self.editing.current, self.pricing.export_kwargs()
+        if fmt == "md":
+            from slotwise.engine.bom.markdown import to_markdown
+
+            report = self.report if self.report is not None else self.evaluate_build(build)
+            text = to_markdown(build, self.catalog, meta, report, **kw)
+            what = "the customer document"
+        else:
+            from slotwise.engine.bom.csv_export import to_csv
+
+            text = to_csv(build, self.catalog, kw.get("prices"), kw.get("currency"))
+            what = "the line items"
+        try:
+            write_bom(path, text, force=force)
+        except (BomExistsError, OSError) as exc:
+            from slotwise.tui.screens.message import ErrorScreen
+
+            self.push_screen(
+                ErrorScreen(
+                    "Export failed", f"{path}: {exc}\n\nChoose another file name or directory."
+                )
+            )
+            return False
+        self.notify(f"Wrote {what} to {Path(path).expanduser().resolve()}", timeout=4)
+        return True
+
+    def action_quote_details(self) -> None:
+        from slotwise.tui.screens.quote import QuoteScreen
+
+        if self.history is None:
+            return
+
+        def kept(meta: BomMeta | None) -> None:
+            if meta is None:
+                return
+            self.state.meta = meta
+            self._changed(reload_form=False)  # the autosave keeps the details
+            self.notify("Quote details kept; they go into the BOM and the customer document.")
+
+        self.push_screen(QuoteScreen(self.open_meta), kept)
 
     async def action_quit(self) -> None:
         """Textual's own quit (the palette's "Quit", any ``app.quit`` binding): the same

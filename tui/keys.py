@@ -70,7 +70,22 @@ BUILD_KEYS: tuple[Key, ...] = (
         "Fix",
         "Apply the fix of the selected finding (when the engine offers one).",
     ),
-    Key("build.export", "ctrl+s,e", "export", "Export", "Export the build as a BOM file."),
+    Key(
+        "build.export",
+        "ctrl+s,e",
+        "export",
+        "Export",
+        "Export the build: name.toml (the BOM), name.md (the customer document) or name.csv "
+        "(line items with part numbers).",
+    ),
+    Key(
+        "build.quote",
+        "i",
+        "quote_details",
+        "Quote",
+        "Customer, project, engineer, quote date and validity (kept in the BOM).",
+        show=False,
+    ),
     Key(
         "build.suggest",
         "f7",

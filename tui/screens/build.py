@@ -281,6 +281,9 @@ class BuildScreen(AppScreen[None]):
     def action_export(self) -> None:
         self.app.action_export()
 
+    def action_quote_details(self) -> None:
+        self.app.action_quote_details()
+
     def action_new_build(self) -> None:
         self.app.action_new_build()
 

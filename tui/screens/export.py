@@ -78,4 +78,15 @@ class PathPrompt(AppModal[str | None]):
 
 
 class ExportScreen(PathPrompt):
-    """Where to write the BOM."""
+    """Where to write the BOM; the extension chooses what is written (EXPORT_FORMATS)."""
+
+    TITLE_MARKUP = "[b]Export[/b] — .toml: the BOM · .md: the customer document · .csv: line items"
+
+
+#: What each file extension writes (the app never writes TOML under another name).
+EXPORT_FORMATS = {".toml": "toml", ".md": "md", ".csv": "csv"}
+
+
+def export_format(path: str) -> str | None:
+    """The format ``path``'s extension asks for; None for any other extension."""
+    return EXPORT_FORMATS.get(Path(path).suffix.lower())

@@ -1,0 +1,82 @@
+"""The quote from the app (Pilot, 80x24, keyboard only): the quote details form (i) sets
+customer, project, engineer, quote date and validity; the export prompt writes what the file's
+extension names: the customer document (.md), the line items (.csv), the BOM (.toml), and
+refuses any other extension instead of writing TOML under it."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from textual.widgets import Input
+from tui_helpers import choose_chassis, pick, set_input, started
+
+from slotwise.engine.bom import read_bom
+from slotwise.tui.screens.build import BuildScreen
+from slotwise.tui.screens.export import ExportScreen
+from slotwise.tui.screens.quote import QuoteScreen
+
+pytestmark = pytest.mark.slow
+
+
+async def _export(pilot, name: str) -> None:
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, ExportScreen)
+    await set_input(pilot, pilot.app.screen.query_one(Input), name)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_quote_details_and_markdown_csv_toml_export(make_app, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        await choose_chassis(pilot)
+        await pick(pilot, "cpu", "8480", 2)
+        await pick(pilot, "slot:1", "h200")
+
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, QuoteScreen)
+        for name, text in (
+            ("customer", "ACME Labs"),
+            ("project", "Chat cluster"),
+            ("engineer", "Dana"),
+            ("quote_date", "2026-12-02"),
+            ("valid_until", "2026-11-30"),  # before the quote date: refused, form stays
+        ):
+            await set_input(pilot, app.screen.query_one(f"#quote-{name}", Input), text)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, QuoteScreen)
+        await set_input(pilot, app.screen.query_one("#quote-valid_until", Input), "2026-12-31")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, BuildScreen)
+        assert (app.open_meta.customer, app.open_meta.project) == ("ACME Labs", "Chat cluster")
+        assert str(app.open_meta.valid_until) == "2026-12-31"
+
+        await _export(pilot, "quote.md")
+        md = (tmp_path / "quote.md").read_text()
+        assert md.startswith("# Chat cluster for ACME Labs\n")
+        assert "Prepared by Dana · quote date 2026-12-02 · valid until 2026-12-31" in md
+        assert "| GPU | GPU-NVH200NVL | NVIDIA H200 NVL 141GB | 1 |" in md
+        assert "schema = 1" not in md  # a document, not TOML under another name
+        assert app.dirty  # a document is not the BOM: the build is still unexported
+
+        await _export(pilot, "quote.csv")
+        rows = list(csv.DictReader(io.StringIO((tmp_path / "quote.csv").read_text())))
+        assert any(r["part_number"] == "GPU-NVH200NVL" for r in rows)
+
+        await _export(pilot, "quote.txt")  # no format of that name: nothing written
+        assert not (tmp_path / "quote.txt").exists()
+        assert isinstance(app.screen, BuildScreen)
+
+        await _export(pilot, "quote.toml")
+        loaded = read_bom(tmp_path / "quote.toml", app.catalog)
+        assert loaded.ok and loaded.meta.customer == "ACME Labs"
+        assert str(loaded.meta.quote_date) == "2026-12-02"
+        assert not app.dirty
