@@ -59,6 +59,8 @@ severity error unless noted, rule ids:
 ``bom.unknown_bay``         drives in a bay the chassis does not have (kept; with no bay layout
                             in the catalog any bay is taken and the storage rule says so)
 ``bom.line_items_stale``    warning: hand-edited line items disagree with the build
+``bom.config_outside``      ``workload.config`` names a file outside the BOM's folder (absolute,
+                            ``~``, ``..`` or a link out): not read (engine.bom.config_path)
 ==========================  =====================================================================
 """
 
