@@ -158,6 +158,15 @@ def suggest(
             f"would run the workload is {past:,} nodes of {per} x {gpu} (raise the limit to "
             f"{past} to see them)."
         )
+    if found:
+        notes.append(
+            f"Completed builds: a mirrored pair of boot drives in the chassis' drive bays; DIMMs "
+            f"in every memory channel at the speed the CPU runs them, sized to at least "
+            f"{ctx.memory_ratio:g} x the GPU memory (rule of thumb from NVIDIA's DGX H100 / H200: "
+            "2 TB of host memory for 640 GB / 1,128 GB of GPU memory, 3.2x / 1.8x; DGX H100/H200 "
+            "user guide, hardware overview); one NIC of 200 Gb/s or more per GPU for multi-node "
+            "training."
+        )
     if prices is not None and prices.any_example:
         notes.append(
             f"Prices come from {prices.origin or 'the price list'}, which is marked EXAMPLE: "
