@@ -48,6 +48,7 @@ class _Hub(BaseHTTPRequestHandler):
     """Routes: /ok/*, /gated/*, /missing/*, /slow/*, /bad/*, /boom/*, /list/*."""
 
     seen_auth: list[str | None] = []
+    seen_if_none_match: list[str | None] = []
     slow_s = 1.0
 
     def do_GET(self) -> None:  # noqa: N802 (http.server API)
@@ -84,12 +85,23 @@ class _Hub(BaseHTTPRequestHandler):
             self.end_headers()
         elif owner == "boom":
             self._send(500, b"internal error")
+        elif owner == "etag":  # the real Hub sends an ETag for resolve/…/config.json
+            type(self).seen_if_none_match.append(self.headers.get("If-None-Match"))
+            if self.headers.get("If-None-Match") == '"c1"':
+                self.send_response(304)
+                self.send_header("ETag", '"c1"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            else:
+                self._send(200, json.dumps(LLAMA_8B).encode(), etag='"c1"')
         else:
             self._send(404, b"{}")
 
-    def _send(self, status: int, body: bytes) -> None:
+    def _send(self, status: int, body: bytes, etag: str | None = None) -> None:
         try:
             self.send_response(status)
+            if etag:
+                self.send_header("ETag", etag)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -112,6 +124,7 @@ def hub(monkeypatch, tmp_path) -> Iterator[_Server]:
     thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     _Hub.seen_auth = []
+    _Hub.seen_if_none_match = []
     monkeypatch.setenv("SLOTWISE_HF_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
     monkeypatch.setenv("SLOTWISE_CACHE_DIR", str(tmp_path / "cache"))
     for var in ("HF_TOKEN", "SLOTWISE_OFFLINE", "HF_HUB_OFFLINE"):
@@ -223,6 +236,16 @@ def test_token_sent_as_bearer_header_and_never_written(hub, monkeypatch, tmp_pat
     for path in (tmp_path / "cache").rglob("*"):
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_an_etag_is_revalidated_with_if_none_match(hub):
+    first = fetch_config("etag/model")
+    assert not first.from_cache and first.config == LLAMA_8B
+    again = fetch_config("etag/model")  # the Hub says 304: the cached copy is current
+    assert _Hub.seen_if_none_match == [None, '"c1"']
+    assert again.config == LLAMA_8B and not again.from_cache and again.stale_reason is None
+    sidecar = json.loads(cache_path("etag/model").with_name("config.json.meta.json").read_text())
+    assert sidecar["etag"] == '"c1"'
 
 
 def test_no_token_no_header(hub):

@@ -1,9 +1,10 @@
 """Price lists: load from a local TOML/CSV file or an HTTP(S) URL, and price a build.
 
 Nothing here invents a price: a part missing from the list makes the build's total unknown and the
-quote names the missing SKUs.  A URL is fetched with httpx, revalidated with ETag /
-If-Modified-Since, cached in the user cache dir (``SLOTWISE_CACHE_DIR`` overrides) and used from
-the cache when the network is down.  A bearer token is read from ``SLOTWISE_PRICES_TOKEN`` only and
+quote names the missing SKUs.  A URL goes through the one fetch-and-cache,
+:func:`engine.store.fetch.fetch_cached`: revalidated with ETag / If-Modified-Since, cached in the
+user cache dir (``SLOTWISE_CACHE_DIR`` overrides, ``prices/<sha256>.body`` + ``.json``) and used
+from the cache when offline or when the network is down.  A bearer token is read from ``SLOTWISE_PRICES_TOKEN`` only and
 never written anywhere.
 
 File formats (one price per SKU, in the list's currency)::
@@ -26,29 +27,22 @@ File formats (one price per SKU, in the list's currency)::
 from __future__ import annotations
 
 import csv
-import email.utils
 import hashlib
 import io
-import json
 import os
 import tomllib
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from slotwise.engine.build import Build
 from slotwise.engine.store import local_paths
-from slotwise.engine.store.atomic import atomic_write_bytes
+from slotwise.engine.store.fetch import CacheSlot, Failure, FetchError, fetch_cached, remember
 from slotwise.parts.bounds import Price
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.safe_io import (
-    DeadlineExceeded,
     InputError,
-    TooLarge,
-    fetch,
-    loads_json,
     loads_toml,
     read_text,
     shorten,
@@ -222,15 +216,10 @@ def cache_dir() -> Path:
     return local_paths.cache_root() / "prices"
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(path, data)
-
-
-def _cache_paths(url: str) -> tuple[Path, Path]:
+def _cache_slot(url: str) -> CacheSlot:
     key = hashlib.sha256(url.encode()).hexdigest()[:24]
     base = cache_dir()
-    return base / f"{key}.body", base / f"{key}.json"
+    return CacheSlot(base / f"{key}.body", base / f"{key}.json")
 
 
 def load_prices(location: str | Path, *, offline: bool = False, client=None) -> PriceList:
@@ -251,80 +240,97 @@ def load_prices(location: str | Path, *, offline: bool = False, client=None) -> 
 
 
 def _load_url(url: str, *, offline: bool, client) -> PriceList:
-    import httpx
-
-    body_path, meta_path = _cache_paths(url)
-    meta: dict = {}
-    if meta_path.exists() and body_path.exists():
-        try:
-            meta = loads_json(read_text(meta_path, max_bytes=1 << 20), str(meta_path))
-        except (InputError, ValueError):
-            meta = {}
-        if not isinstance(meta, dict):
-            meta = {}
-
-    def from_cache(why: str) -> PriceList:
-        if not meta:
-            raise PriceError(f"{url}: {why}, and there is no cached copy; try again when online")
-        try:
-            text = read_text(body_path, max_bytes=MAX_PRICE_BYTES, what="cached price list")
-        except InputError as exc:
-            raise PriceError(f"{url}: {why}, and the cached copy is unusable ({exc})") from None
-        pl = parse_prices(text, url, fmt=meta.get("format"))
-        return pl.model_copy(update={"fetched": f"cache ({why}; saved {meta.get('saved', '?')})"})
-
-    if offline or local_paths.offline_from_env():
-        return from_cache("offline")
-    headers = {}
-    token = os.environ.get(TOKEN_ENV)
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    if meta.get("etag"):
-        headers["If-None-Match"] = meta["etag"]
-    if meta.get("last_modified"):
-        headers["If-Modified-Since"] = meta["last_modified"]
+    """Fetch-and-cache through :func:`engine.store.fetch.fetch_cached` (revalidation, offline,
+    stale fallback); this function only words the failures and parses the list."""
     try:
-        resp = fetch(
-            url, headers=headers, deadline_s=TIMEOUT_S, max_bytes=MAX_PRICE_BYTES, client=client
+        answer = fetch_cached(
+            url,
+            _cache_slot(url),
+            offline=offline,
+            token=os.environ.get(TOKEN_ENV),
+            timeout_s=TIMEOUT_S,
+            max_bytes=MAX_PRICE_BYTES,
+            what="cached price list",
+            client=client,
         )
-    except DeadlineExceeded:
-        return from_cache(f"the server did not deliver the list within {TIMEOUT_S:g} s")
-    except TooLarge as exc:
-        raise PriceError(
-            f"{url}: the answer is {exc}, over the {MAX_PRICE_BYTES:,}-byte limit for a price "
-            "list; check the URL"
-        ) from None
-    except httpx.HTTPError as exc:
-        return from_cache(f"network error: {exc.__class__.__name__}")
-    if resp.status_code == 304:
-        pl = from_cache("not modified")
-        return pl.model_copy(update={"fetched": "cache (revalidated: 304 not modified)"})
-    if resp.status_code in (401, 403):
-        raise PriceError(
-            f"{url}: the server refused access (HTTP {resp.status_code}); set the token in the "
-            f"environment variable {TOKEN_ENV} (it is never stored)"
-        )
-    if resp.status_code >= 400:
-        if resp.status_code >= 500:
-            return from_cache(f"HTTP {resp.status_code}")
-        raise PriceError(f"{url}: HTTP {resp.status_code}; check the URL")
-    ctype = resp.headers.get("content-type", "")
+    except FetchError as exc:
+        raise _price_error(url, exc) from None
+
+    if answer.origin != "network":
+        why = _why(answer.reason) if answer.origin == "cache" else "not modified"
+        if not answer.meta:  # a body without its sidecar: the format and date are unknown
+            raise PriceError(f"{url}: {why}, and there is no cached copy; try again when online")
+        pl = _parse_cached(answer.content, url, why, answer.meta.get("format"))
+        if answer.origin == "revalidated":
+            return pl.model_copy(update={"fetched": "cache (revalidated: 304 not modified)"})
+        saved = answer.meta.get("saved", "?")
+        return pl.model_copy(update={"fetched": f"cache ({why}; saved {saved})"})
+
+    ctype = answer.headers.get("content-type", "")
     fmt = "csv" if ("csv" in ctype or url.lower().split("?")[0].endswith(".csv")) else "toml"
     try:
-        text = resp.content.decode("utf-8")
+        text = answer.content.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PriceError(f"{url}: the price list is not UTF-8 text (byte {exc.start:,})") from None
     pl = parse_prices(text, url, fmt=fmt)  # raises on a malformed list: nothing cached
-    new_meta = {
-        "url": url,
-        "format": fmt,
-        "etag": resp.headers.get("etag"),
-        "last_modified": resp.headers.get("last-modified"),
-        "saved": email.utils.format_datetime(datetime.now(UTC), usegmt=True),
-    }
-    _atomic_write(body_path, text.encode("utf-8"))
-    _atomic_write(meta_path, json.dumps(new_meta, indent=1).encode("utf-8"))
+    remember(answer, extra={"format": fmt})
     return pl.model_copy(update={"fetched": "network"})
+
+
+def _parse_cached(content: bytes, url: str, why: str, fmt: object) -> PriceList:
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PriceError(
+            f"{url}: {why}, and the cached copy is unusable (not UTF-8 text at byte "
+            f"{exc.start:,}); try again when online"
+        ) from None
+    return parse_prices(text, url, fmt=fmt if fmt in ("toml", "csv") else None)
+
+
+def _why(failure: Failure | None) -> str:
+    """Why the cache answered, in the words ``PriceList.fetched`` has always used."""
+    if failure is None or failure.kind == "offline":
+        return "offline"
+    if failure.kind == "timeout" and failure.deadline:
+        return f"the server did not deliver the list within {TIMEOUT_S:g} s"
+    if failure.kind in ("timeout", "unreachable"):
+        return f"network error: {failure.exc_name}"
+    if failure.kind == "not_modified":
+        return "not modified"
+    return f"HTTP {failure.status}"
+
+
+def _price_error(url: str, exc: FetchError) -> PriceError:
+    failure = exc.failure
+    if exc.cache == "missing":
+        return PriceError(
+            f"{url}: {_why(failure)}, and there is no cached copy; try again when online"
+        )
+    if exc.cache == "unusable":
+        return PriceError(
+            f"{url}: {_why(failure)}, and the cached copy is unusable ({exc.cache_problem})"
+        )
+    if failure.kind == "too_large":
+        return PriceError(
+            f"{url}: the answer is {failure.detail}, over the {MAX_PRICE_BYTES:,}-byte limit for "
+            "a price list; check the URL"
+        )
+    if failure.kind == "bad_token":
+        return PriceError(
+            f"{url}: {TOKEN_ENV} contains spaces, control or non-ASCII characters; set it to the "
+            "token exactly as issued (it is never stored)"
+        )
+    if failure.kind == "bad_url":
+        return PriceError(
+            f"{url}: not a usable http(s) URL ({shorten_text(failure.detail)}); check the URL"
+        )
+    if failure.status in (401, 403):
+        return PriceError(
+            f"{url}: the server refused access (HTTP {failure.status}); set the token in the "
+            f"environment variable {TOKEN_ENV} (it is never stored)"
+        )
+    return PriceError(f"{url}: HTTP {failure.status}; check the URL")
 
 
 # ------------------------------------------------------------------------------ quoting

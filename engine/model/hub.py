@@ -19,8 +19,12 @@ Input limits (``parts.safe_io``): the whole download must arrive within ``timeou
 :data:`MAX_CONFIG_BYTES`, JSON nested at most ``safe_io.MAX_DEPTH`` deep; a repo id part is at
 most :data:`MAX_ID_PART` characters; the cache file must be a regular file.
 
-Online, the Hub is asked first; when it cannot be reached (timeout, connection error, 5xx) a cached
-copy is used and :attr:`HubConfig.stale_reason` says why.  Every failure is a :class:`HubError`
+The fetching and caching is :func:`engine.store.fetch.fetch_cached` (the same one the price lists
+use); this module builds the URL and cache path and words the messages.  Online, the Hub is asked
+first (with ``If-None-Match`` / ``If-Modified-Since`` when the Hub gave an ETag / Last-Modified,
+kept in ``config.json.meta.json`` beside the file; a 304 answers from the cache); when it cannot be
+reached (timeout, connection error, 429, 5xx) a cached copy is used and
+:attr:`HubConfig.stale_reason` says why.  Every failure is a :class:`HubError`
 whose message is one paragraph saying what happened and what to do.
 """
 
@@ -35,15 +39,19 @@ from typing import Any
 
 from slotwise.engine.inputs import ref
 from slotwise.engine.store import local_paths
-from slotwise.engine.store.atomic import atomic_write_bytes
+from slotwise.engine.store.fetch import (
+    CacheSlot,
+    Failure,
+    FetchError,
+    fetch_cached,
+    read_cached,
+    remember,
+    token_is_usable,
+)
 from slotwise.parts.safe_io import (
     MAX_CONFIG_BYTES,
-    DeadlineExceeded,
     InputError,
-    TooLarge,
-    fetch,
     loads_json,
-    read_bytes,
     shorten,
     shorten_text,
 )
@@ -134,50 +142,104 @@ def fetch_config(
         raise HubError(f"revision {shorten(revision)} is not a branch, tag or commit name.")
     url = config_url(repo_id, revision)
     path = cache_path(repo_id, revision)
-
-    if offline or offline_from_env():
-        cached = _read_cache(repo_id, path, url)
-        if cached is None:
-            raise HubError(
-                f"Cache only (offline: SLOTWISE_OFFLINE / HF_HUB_OFFLINE, or a check that never "
-                f"uses the network) and the config.json of {repo_id} is not in the cache "
-                f"({path}). Fetch it once with network access ({ref('fetch_config', repo_id)}) to "
-                "cache it, or give the path of a local config.json instead."
-            )
-        return cached
-
-    import httpx  # deferred: importing the engine never needs the network stack
-
-    headers = {"Accept": "application/json", "User-Agent": "slotwise"}
     token = os.environ.get(TOKEN_ENV, "").strip()
-    if token:
-        if not token.isascii() or not token.isprintable() or " " in token:
-            raise HubError(
-                "HF_TOKEN contains spaces, control or non-ASCII characters; set it to the token "
-                "exactly as the Hugging Face settings page shows it."
-            )
-        headers["Authorization"] = f"Bearer {token}"
     try:
-        response = fetch(url, headers=headers, deadline_s=timeout, max_bytes=MAX_CONFIG_BYTES)
-    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
-        raise HubError(
-            f"The Hub address {shorten(endpoint())} is not a usable http(s) URL "
-            f"({shorten_text(str(exc))}); fix or unset {ENDPOINT_ENV}."
-        ) from exc
-    except (DeadlineExceeded, httpx.TimeoutException):
-        why = f"the Hub did not answer within {timeout:g} s (whole file, connect to last byte)"
-        return _fallback(repo_id, path, url, why)
-    except TooLarge as exc:
-        raise HubError(
-            f"The Hub's answer for {repo_id} is {exc}, over the {MAX_CONFIG_BYTES:,}-byte limit "
-            "for a config.json; check the id and SLOTWISE_HF_ENDPOINT."
-        ) from exc
-    except httpx.RequestError as exc:  # connection refused, DNS, TLS, too many redirects, ...
-        return _fallback(repo_id, path, url, f"cannot reach {endpoint()} ({type(exc).__name__})")
+        answer = fetch_cached(
+            url,
+            _slot(path),
+            offline=offline,
+            token=token,
+            headers={"Accept": "application/json"},
+            timeout_s=timeout,
+            max_bytes=MAX_CONFIG_BYTES,
+            transient=lambda status: status >= 500 or status == 429,
+            what="cached config.json",
+        )
+    except FetchError as exc:
+        raise _hub_error(exc, repo_id, revision, url, path, timeout, token) from None
 
-    status = response.status
+    if answer.origin == "network" and answer.status != 200:
+        raise HubError(f"The Hub answered HTTP {answer.status} for {url}; try again later.")
+    if answer.origin == "network":
+        what = f"the config.json the Hub returned for {repo_id} ({url})"
+    else:
+        what = f"the cached config.json {path} (delete it to fetch it again)"
+    config = _parse(answer.content, what)
+    remember(answer)  # only after it parsed: a malformed answer is never cached
+    stale = answer.stale
+    return HubConfig(
+        repo_id,
+        config,
+        url,
+        path,
+        # a 304 means the Hub answered (the copy is current): not "from the cache" for callers
+        # that skip the network after a failure (resolve's safetensors cross-check)
+        from_cache=answer.origin == "cache",
+        stale_reason=None if stale is None else _why(stale, timeout),
+    )
+
+
+def _slot(path: Path) -> CacheSlot:
+    """config.json, with a sidecar for the Hub's ETag / Last-Modified when it gives them."""
+    return CacheSlot(path, path.with_name(path.name + ".meta.json"))
+
+
+def _why(failure: Failure, timeout: float) -> str:
+    """The stale-cache reason, in the words :attr:`HubConfig.stale_reason` has always used."""
+    if failure.kind == "timeout":
+        return f"the Hub did not answer within {timeout:g} s (whole file, connect to last byte)"
+    if failure.kind == "unreachable":
+        return f"cannot reach {endpoint()} ({failure.exc_name})"
+    if failure.kind == "not_modified":
+        return "the Hub answered 304 (not modified)"
+    return f"the Hub answered HTTP {failure.status}"
+
+
+def _hub_error(
+    exc: FetchError,
+    repo_id: str,
+    revision: str,
+    url: str,
+    path: Path,
+    timeout: float,
+    token: str,
+) -> HubError:
+    """One paragraph for every way fetching a config.json fails (the same words as always)."""
+    failure = exc.failure
+    if exc.cache == "unusable":
+        return HubError(f"{exc.cache_problem}; delete it to fetch it again.")
+    if failure.kind == "offline":
+        return HubError(
+            f"Cache only (offline: SLOTWISE_OFFLINE / HF_HUB_OFFLINE, or a check that never "
+            f"uses the network) and the config.json of {repo_id} is not in the cache "
+            f"({path}). Fetch it once with network access ({ref('fetch_config', repo_id)}) to "
+            "cache it, or give the path of a local config.json instead."
+        )
+    if exc.cache == "missing":
+        return HubError(
+            f"Cannot fetch the config.json of {repo_id}: {_why(failure, timeout)}, and it is not "
+            f"in the cache ({path}). Check the network or SLOTWISE_HF_ENDPOINT, or give the path "
+            "of a local config.json instead."
+        )
+    if failure.kind == "bad_token":
+        return HubError(
+            "HF_TOKEN contains spaces, control or non-ASCII characters; set it to the token "
+            "exactly as the Hugging Face settings page shows it."
+        )
+    if failure.kind == "bad_url":
+        return HubError(
+            f"The Hub address {shorten(endpoint())} is not a usable http(s) URL "
+            f"({shorten_text(failure.detail)}); fix or unset {ENDPOINT_ENV}."
+        )
+    if failure.kind == "too_large":
+        return HubError(
+            f"The Hub's answer for {repo_id} is {failure.detail}, over the "
+            f"{MAX_CONFIG_BYTES:,}-byte limit for a config.json; check the id and "
+            "SLOTWISE_HF_ENDPOINT."
+        )
+    status = failure.status
     if status in (401, 403):
-        raise HubError(
+        return HubError(
             f"The Hub refused access to {repo_id} (HTTP {status}). The model is gated or private, "
             "or the id is misspelt (the Hub answers 401 for unknown ids too): check the id, accept "
             f"the model's licence on its page ({endpoint()}/{repo_id}), then set HF_TOKEN to a "
@@ -185,46 +247,12 @@ def fetch_config(
             + (" HF_TOKEN is set but was not accepted for this model." if token else "")
         )
     if status == 404:
-        raise HubError(
+        return HubError(
             f"No model {repo_id!r} with a config.json at revision {revision!r} on the Hub "
             f"(HTTP 404 from {url}). Check the spelling (ids are owner/name, case-sensitive), or "
             f"use a preset with {ref('model')}."
         )
-    if status >= 500 or status == 429:
-        return _fallback(repo_id, path, url, f"the Hub answered HTTP {status}")
-    if status != 200:
-        raise HubError(f"The Hub answered HTTP {status} for {url}; try again later.")
-
-    config = _parse(response.content, f"the config.json the Hub returned for {repo_id} ({url})")
-    _write_atomic(path, response.content)
-    return HubConfig(repo_id, config, url, path, from_cache=False)
-
-
-def _fallback(repo_id: str, path: Path, url: str, why: str) -> HubConfig:
-    cached = _read_cache(repo_id, path, url, stale_reason=why)
-    if cached is None:
-        raise HubError(
-            f"Cannot fetch the config.json of {repo_id}: {why}, and it is not in the cache "
-            f"({path}). Check the network or SLOTWISE_HF_ENDPOINT, or give the path of a local "
-            "config.json instead."
-        )
-    return cached
-
-
-def _read_cache(
-    repo_id: str, path: Path, url: str, *, stale_reason: str | None = None
-) -> HubConfig | None:
-    try:
-        if not os.path.lexists(path):
-            return None
-    except (OSError, ValueError):
-        return None
-    try:
-        data = read_bytes(path, max_bytes=MAX_CONFIG_BYTES, what="cached config.json")
-    except InputError as exc:
-        raise HubError(f"{exc}; delete it to fetch it again.") from exc
-    config = _parse(data, f"the cached config.json {path} (delete it to fetch it again)")
-    return HubConfig(repo_id, config, url, path, from_cache=True, stale_reason=stale_reason)
+    return HubError(f"The Hub answered HTTP {status} for {url}; try again later.")
 
 
 def _parse(data: bytes, what: str) -> dict[str, Any]:
@@ -241,15 +269,6 @@ def _parse(data: bytes, what: str) -> dict[str, Any]:
     if not isinstance(config, dict):
         raise HubError(f"{what} is JSON but not an object of config fields.")
     return config
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, data)
-    except OSError:
-        # A cache that cannot be written is not an error for this call: the config is in hand.
-        return
 
 
 # ------------------------------------------------------------------------------ model info
@@ -276,31 +295,33 @@ def safetensors_params(
     if not is_repo_id(repo_id) or not _REVISION.match(revision):
         return None
     path = cache_path(repo_id, revision).with_name("model_info.json")
+    slot = CacheSlot(path)  # best effort: no sidecar, no revalidation
+    token = os.environ.get(TOKEN_ENV, "").strip()
     data: bytes | None = None
-    if not (offline or offline_from_env()):
-        import httpx  # deferred, as above
-
-        headers = {"Accept": "application/json", "User-Agent": "slotwise"}
-        token = os.environ.get(TOKEN_ENV, "").strip()
-        if token and token.isascii() and token.isprintable() and " " not in token:
-            headers["Authorization"] = f"Bearer {token}"
+    try:
+        answer = fetch_cached(
+            model_info_url(repo_id, revision),
+            slot,
+            offline=offline,
+            token=token if token_is_usable(token) else None,
+            headers={"Accept": "application/json"},
+            timeout_s=timeout,
+            max_bytes=MAX_CONFIG_BYTES,
+            what="cached model info",
+        )
+        if answer.origin != "network" or answer.status == 200:
+            data = answer.content
+            remember(answer)  # a network answer only
+    except FetchError:
+        data = None
+    if data is None:  # a 4xx or other non-answer: the cached one (if any) still holds
         try:
-            response = fetch(
-                model_info_url(repo_id, revision),
-                headers=headers,
-                deadline_s=timeout,
-                max_bytes=MAX_CONFIG_BYTES,
-            )
-            if response.status == 200:
-                data = response.content
-                _write_atomic(path, data)
-        except (httpx.HTTPError, httpx.InvalidURL, DeadlineExceeded, TooLarge):
-            data = None
-    if data is None:
-        try:
-            data = read_bytes(path, max_bytes=MAX_CONFIG_BYTES, what="cached model info")
+            cached = read_cached(slot, what="cached model info", max_bytes=MAX_CONFIG_BYTES)
         except InputError:
             return None
+        if cached is None:
+            return None
+        data = cached[0]
     try:
         info = loads_json(data.decode("utf-8"), str(path), what="model info")
     except (UnicodeDecodeError, ValueError):  # InputError is a ValueError
