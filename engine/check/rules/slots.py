@@ -64,6 +64,12 @@ def fit_errors(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> list[tuple[str, str, st
 
     Neighbour blocking is not included: it depends on the other cards (see :func:`_check_card`).
     """
+    return card_fit_problems(slot, part)
+
+
+def card_fit_problems(slot: Slot, part: Gpu | Nic) -> list[tuple[str, str, str]]:
+    """Why a card does not physically go in a slot: the one card-in-slot fit, read by the
+    rules (errors) and by the build search (engine.plan.suggest.placement)."""
     out: list[tuple[str, str, str]] = []
     sku = part.sku
     if isinstance(part, Gpu) and part.form == "sxm":

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from slotwise.engine.build import BridgeFit
+from slotwise.engine.check.rules.slots import card_fit_problems
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Bridge, Chassis, Gpu, Nic, Slot
 
@@ -24,29 +25,15 @@ class Placement:
 
 
 def gpu_fits(slot: Slot, gpu: Gpu) -> bool:
-    if slot.purpose == "nic" or slot.kind == "ocp3":
-        return False
-    if (gpu.width_slots or 1) >= 2 and not slot.double_width:
-        return False
-    if gpu.length == "FHFL" and not slot.full_length:
-        return False
-    if gpu.length in ("FHFL", "FHHL") and not slot.full_height:
-        return False
-    return not (gpu.pcie_lanes is not None and gpu.pcie_lanes > slot.mechanical)
+    """A GPU in a slot the manual does not reserve for NICs, where the rules' card-in-slot fit
+    (engine.check.rules.slots.card_fit_problems) finds nothing wrong."""
+    return slot.purpose != "nic" and not card_fit_problems(slot, gpu)
 
 
 def nic_fits(slot: Slot, nic: Nic) -> bool:
-    if slot.purpose == "gpu" or nic.form == "onboard":
-        return False
-    if (slot.kind == "ocp3") != (nic.form == "OCP3"):
-        return False
-    if nic.width_slots >= 2 and not slot.double_width:
-        return False
-    if nic.form == "FHFL" and not slot.full_length:
-        return False
-    if nic.form in ("FHFL", "FHHL") and not slot.full_height:
-        return False
-    return not (nic.pcie_lanes is not None and nic.pcie_lanes > slot.mechanical)
+    """A NIC in a slot the manual does not reserve for GPUs, where the rules' card-in-slot fit
+    finds nothing wrong."""
+    return slot.purpose != "gpu" and not card_fit_problems(slot, nic)
 
 
 def slot_socket(ch: Chassis, slot: Slot) -> int:
