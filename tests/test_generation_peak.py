@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from slotwise.engine.estimate import estimate
 from slotwise.engine.estimate.activations import inference_activation_bytes
@@ -28,8 +29,11 @@ def test_split_lengths_default_and_explicit():
         6144,
         2048,
     )
-    # An output as long as the context leaves a one-token prompt.
-    assert split_lengths(Workload(method="inference", seq_len=8192, output_len=8192)) == (1, 8191)
+    # The longest output leaves a one-token prompt; an output as long as the context is an
+    # input error (the sequence is prompt + output).
+    assert split_lengths(Workload(method="inference", seq_len=8192, output_len=8191)) == (1, 8191)
+    with pytest.raises(ValidationError, match="not shorter than the sequence length"):
+        Workload(method="inference", seq_len=8192, output_len=8192)
 
 
 def test_long_prompt_peaks_at_the_prefill_over_the_prompt_only():
