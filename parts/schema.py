@@ -141,6 +141,19 @@ class PartNumber(_Frozen):
     note: str | None = None
 
 
+class Companion(_Frozen):
+    """A line an order of this part needs beside it (a DPU's software-support contract, its
+    auxiliary power cable), as the vendor's own BOM lists it: ``per_unit`` of it per unit of the
+    part.  Only from a source that pairs them (a vendor-generated BOM), never by analogy."""
+
+    pn: SkuText
+    kind: Literal["service", "cable", "accessory"]
+    description: NonEmpty
+    per_unit: PositiveSmall = 1
+    source: NonEmpty
+    confidence: Literal["A", "B"]
+
+
 class Record(_Frozen):
     """Fields shared by every catalog record (each kind narrows ``kind`` to its literal)."""
 
@@ -154,6 +167,9 @@ class Record(_Frozen):
     field_sources: dict[str, str] = Field(default_factory=dict)
     part_numbers: tuple[PartNumber, ...] = Field(
         (), description="orderable part numbers (Supermicro's, the maker's) with their sources"
+    )
+    companions: tuple[Companion, ...] = Field(
+        (), description="lines the vendor's BOM requires with this part (support, cables)"
     )
 
     def part_number(self, vendor: str | None = None) -> PartNumber | None:

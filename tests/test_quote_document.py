@@ -118,3 +118,34 @@ def test_quote_date_and_validity_in_meta_and_document(cat, tmp_path, capsys):
     assert "quote date 2026-12-02" in md and "valid until 2026-12-31" in md
     meta = BomMeta(quote_date="2026-12-02")
     assert 'quote_date = "2026-12-02"' in export_bom(loaded.build, cat, meta)
+
+
+def test_a_dpu_brings_its_required_support_line_and_cable(cat, capsys, tmp_path):
+    """Supermicro's own BOM lists SVC-NVSTDSWSUP-3Y and CBL-PWEX-1174-60 with each
+    GPU-NVDPU-BA3220-C: two DPUs, two of each, with their part numbers; a build without a DPU
+    has neither."""
+    import csv
+    import io
+
+    from slotwise.engine.build import Build
+
+    build = Build(
+        chassis="SYS-521GE-TNRT", slots={"10": "NVIDIA-BF3-B3220", "11": "NVIDIA-BF3-B3220"}
+    )
+    bom = tmp_path / "dpu.toml"
+    bom.write_text(export_bom(build, cat, BomMeta()))
+    assert main(["export", str(bom), "--format", "csv"]) == 0
+    rows = {r["part_number"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    assert rows["GPU-NVDPU-BA3220-C"]["quantity"] == "2"
+    assert rows["GPU-NVDPU-BA3220-C"]["unit_power_w"] == "107"
+    assert (rows["SVC-NVSTDSWSUP-3Y"]["type"], rows["SVC-NVSTDSWSUP-3Y"]["quantity"]) == (
+        "Required service",
+        "2",
+    )
+    assert (rows["CBL-PWEX-1174-60"]["type"], rows["CBL-PWEX-1174-60"]["quantity"]) == (
+        "Cable",
+        "2",
+    )
+    assert not read_bom(bom, cat).problems  # the companion lines are not "stale"
+    plain = export_bom(Build(chassis="SYS-521GE-TNRT"), cat, BomMeta())
+    assert "SVC-NVSTDSWSUP-3Y" not in plain

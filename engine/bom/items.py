@@ -33,6 +33,9 @@ TYPE_LABEL = {
     "bridge": "NVLink bridge",
     "drive": "Drive",
     "psu": "Power supply",
+    "service": "Required service",
+    "cable": "Cable",
+    "accessory": "Accessory",
 }
 
 
@@ -201,6 +204,7 @@ def line_items(
         )
         for kind, sku in order
     ]
+    items += companion_lines(items, catalog, prices)
     ch = catalog.chassis.get(build.chassis)
     built_in: dict[str, int] = {}
     for _, nic in onboard_nics(catalog, ch) if ch is not None else ():
@@ -218,6 +222,39 @@ def line_items(
         for sku, n in built_in.items()
     ]
     return items
+
+
+def companion_lines(
+    items: list[LineItem], catalog: Catalog, prices: Mapping[str, float]
+) -> list[LineItem]:
+    """The lines the vendor's BOM requires beside a part (a DPU's software-support contract and
+    aux power cable), from the part's catalog record (``companions``, each with its source):
+    ``per_unit`` per unit of the part, summed per part number, after the parts."""
+    order: list[str] = []
+    qty: dict[str, int] = {}
+    rec_of: dict[str, tuple[str, str, str, str]] = {}
+    for item in items:
+        rec = catalog.get(item.sku)
+        for c in rec.companions if rec is not None else ():
+            if c.pn not in qty:
+                order.append(c.pn)
+                qty[c.pn] = 0
+                rec_of[c.pn] = (c.kind, c.description, c.confidence, c.source)
+            qty[c.pn] += c.per_unit * item.quantity
+    return [
+        LineItem(
+            sku=pn,
+            description=rec_of[pn][1],
+            quantity=qty[pn],
+            kind=rec_of[pn][0],
+            unit_price=prices.get(pn),
+            part_number=pn,
+            part_number_vendor="Supermicro",
+            part_number_confidence=rec_of[pn][2],
+            part_number_source=rec_of[pn][3],
+        )
+        for pn in order
+    ]
 
 
 def parts_line(build: Build) -> str:
