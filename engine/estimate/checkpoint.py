@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from slotwise.engine.inputs import ref
+
 FP8_METHODS = frozenset({"fp8", "fbgemm_fp8"})
 FOUR_BIT_METHODS = frozenset({"gptq", "awq", "aqlm", "hqq", "eetq", "bitnet"})
 
@@ -72,3 +74,26 @@ def checkpoint_format(cfg: dict[str, Any]) -> CheckpointFormat:
         shown = f"{bits}-bit " if isinstance(bits, int) else ""
         return CheckpointFormat(None, f"config.json quantization_config: {shown}{method} weights")
     return CheckpointFormat(None, None)
+
+
+def served_workload(workload: Any, cfg: dict[str, Any] | None) -> tuple[Any, str | None]:
+    """(the workload as it is served, a note or None): inference of a checkpoint stored in FP8
+    serves FP8 weights, unless the workload states its precision explicitly (a precision the
+    user set is kept).  The one place this is decided; the CLI, the app, ``validate`` and
+    ``suggest`` all estimate what it returns."""
+    if workload.training or not workload.config or cfg is None:
+        return workload, None
+    if "precision" in workload.model_fields_set:
+        return workload, None
+    fmt = checkpoint_format(cfg)
+    if fmt.precision:
+        note = (
+            f"{fmt.note}: estimating {fmt.precision} inference (set {ref('precision')} to override)"
+        )
+        return workload.model_copy(update={"precision": fmt.precision}), note
+    if fmt.note:
+        return workload, (
+            f"{fmt.note}: slotwise has no 4-bit serving precision, so the weights are estimated "
+            f"in {workload.precision} (several times what the checkpoint needs)"
+        )
+    return workload, None

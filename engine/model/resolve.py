@@ -230,3 +230,25 @@ def _arch(
         notes = " ".join(filter(None, [preset.notes, "Warnings: " + "; ".join(warnings) + "."]))
         preset = preset.model_copy(update={"notes": notes})
     return preset, warnings
+
+
+def config_dict(ref: str) -> dict[str, Any] | None:
+    """The raw config.json behind a workload's ``config`` (a local file or folder, else the Hub
+    cache, offline), or None when it cannot be read (resolving reports any problem)."""
+    path = Path(ref).expanduser()
+    try:
+        if path.is_dir():
+            path = path / "config.json"
+        if os.path.lexists(path):
+            text = read_text(path, max_bytes=MAX_CONFIG_BYTES, what="config.json")
+            data = loads_json(text, str(path), what="config.json", nonfinite=True)
+        else:
+            from slotwise.engine.model.hub import HubError, fetch_config
+
+            try:
+                data = fetch_config(ref, offline=True).config
+            except HubError:
+                return None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

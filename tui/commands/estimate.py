@@ -8,20 +8,21 @@ training builds start from; pass --gpu for any other catalog GPU (`slotwise part
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 
 from slotwise.engine.check.sizing import size_servers
 from slotwise.engine.check.verdict import TIGHT_ADVICE, context_overrun, memory_fit
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
-from slotwise.engine.estimate.checkpoint import checkpoint_format
+from slotwise.engine.estimate.checkpoint import served_workload
 from slotwise.engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
 from slotwise.engine.estimate.layout import tp_problem, valid_tp_sizes
 from slotwise.engine.model.params import lora_target_names
-from slotwise.engine.model.resolve import ModelResolveError, resolve_arch_with_warnings
+from slotwise.engine.model.resolve import (
+    ModelResolveError,
+    config_dict,
+    resolve_arch_with_warnings,
+)
 from slotwise.engine.names import close_names
 from slotwise.parts.catalog import Catalog
-from slotwise.parts.safe_io import MAX_CONFIG_BYTES, loads_json, read_text
 from slotwise.parts.schema import Gpu, ModelPreset
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
@@ -88,47 +89,14 @@ def _resolve(args, workload, catalog) -> tuple[ModelPreset, list[str]]:
         raise UsageError(str(exc)) from None
 
 
-def _raw_config(ref: str) -> dict | None:
-    """The config.json dict behind ``--config`` (local file, or the Hub cache that resolving it
-    just filled), or None when it cannot be read; resolving already reported any problem."""
-    path = Path(ref).expanduser()
-    try:
-        if path.is_dir():
-            path = path / "config.json"
-        if os.path.lexists(path):
-            text = read_text(path, max_bytes=MAX_CONFIG_BYTES, what="config.json")
-            data = loads_json(text, str(path), what="config.json", nonfinite=True)
-        else:
-            from slotwise.engine.model.hub import HubError, fetch_config
-
-            try:
-                data = fetch_config(ref, offline=True).config
-            except HubError:
-                return None
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def _serving_precision(args, workload, warnings: list[str]):
-    """Inference of a checkpoint stored in FP8 serves FP8 weights unless --precision says else."""
-    if workload.method != "inference" or not workload.config or args.precision is not None:
+    """How the checkpoint is served (engine.estimate.checkpoint.served_workload decides)."""
+    if workload.method != "inference" or not workload.config:
         return workload
-    cfg = _raw_config(workload.config)
-    if cfg is None:
-        return workload
-    fmt = checkpoint_format(cfg)
-    if fmt.precision:
-        warnings.append(
-            f"{fmt.note}: estimating {fmt.precision} inference (pass --precision to override)"
-        )
-        return workload.model_copy(update={"precision": fmt.precision})
-    if fmt.note:
-        warnings.append(
-            f"{fmt.note}: slotwise has no 4-bit serving precision, so the weights are estimated "
-            f"in {workload.precision} (several times what the checkpoint needs)"
-        )
-    return workload
+    served, note = served_workload(workload, config_dict(workload.config))
+    if note:
+        warnings.append(note)
+    return served
 
 
 def _on_bom(args, catalog: Catalog):

@@ -139,6 +139,13 @@ def run(args: argparse.Namespace) -> int:
     catalog = get_catalog(args)
     prices = _load_prices(args)
     arch, warnings = _resolve(args, workload, catalog)
+    if workload.config and not workload.training:
+        from slotwise.engine.estimate.checkpoint import served_workload
+        from slotwise.engine.model.resolve import config_dict
+
+        workload, note = served_workload(workload, config_dict(workload.config))
+        if note:
+            warnings.append(note)
     cons_fields = {
         "chassis": tuple(args.chassis),
         "gpus": tuple(args.gpu),
