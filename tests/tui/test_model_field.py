@@ -86,9 +86,11 @@ async def test_no_stale_verdict_beside_an_input_error(make_app):
         await set_input(pilot, app.screen.query_one("#wl-config", Input), HUB_ID)
         await pilot.pause()
         verdict = _verdict(app)
-        # the config replaces the preset (issue 28 item 5); it is not cached, so the verdict is
-        # that problem, never the preset's stale "fits in memory"
-        assert "not in the local cache" in verdict, verdict
+        # the config replaces the preset (issue 28, item 5): no "not both" error, and the
+        # verdict is about the new model, never the preset's stale "fits in memory"
+        assert "not both" not in verdict
+        assert app.screen.query_one("#wl-model", Select).value == Select.NULL
+        assert "not in the local cache" in verdict
         assert "in memory" not in verdict, verdict
 
 

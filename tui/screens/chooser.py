@@ -8,7 +8,7 @@ import contextlib
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from slotwise.tui.keys import (
@@ -21,6 +21,7 @@ from slotwise.tui.keys import (
 from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.widgets.cursor_list import CursorList
 from slotwise.tui.widgets.key_hints import KeyHints
+from slotwise.tui.widgets.ordered_input import Input
 
 COOLING = {"air": "air", "liquid": "liquid", "air_or_liquid": "air or liquid"}
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
-from textual.widgets import Footer, Input, Markdown, Static
+from textual.widgets import Footer, Markdown, Static
 
 from slotwise.engine.bom.cluster_doc import ClusterDoc
 from slotwise.engine.build import Build
@@ -24,6 +24,7 @@ from slotwise.parts.catalog import Catalog
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import CLUSTER_KEYS, bindings
 from slotwise.tui.screens.base import AppScreen
+from slotwise.tui.widgets.ordered_input import Input
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from slotwise.tui.screens.base import AppModal
+from slotwise.tui.widgets.ordered_input import Input
 
 
 def default_bom_name(

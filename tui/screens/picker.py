@@ -9,7 +9,7 @@ from rich.padding import Padding
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from slotwise.engine.build import Build
@@ -29,6 +29,7 @@ from slotwise.tui.screens.picker_model import (
     matches,
 )
 from slotwise.tui.widgets.cursor_list import CursorList
+from slotwise.tui.widgets.ordered_input import Input
 
 
 def choice_text(c: Choice, current: str | None) -> Group:

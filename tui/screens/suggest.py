@@ -15,7 +15,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Container, Grid, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, OptionList, Select, Static
+from textual.widgets import OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from slotwise.engine.bom.items import parts_line
@@ -26,6 +26,7 @@ from slotwise.tui.messages import PricesPathChosen
 from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.widgets.cursor_list import CursorList
 from slotwise.tui.widgets.key_hints import KeyHints
+from slotwise.tui.widgets.ordered_input import Input
 
 ANY = "any"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
-from textual.widgets import Footer, Input, Markdown, Select, Static
+from textual.widgets import Footer, Markdown, Select, Static
 
 from slotwise.engine.build import Build
 from slotwise.engine.check.report import Report
@@ -26,6 +26,7 @@ from slotwise.tui.keys import TCO_KEYS, bindings
 from slotwise.tui.messages import PricesPathChosen
 from slotwise.tui.screens.base import AppScreen
 from slotwise.tui.screens.export import PathPrompt
+from slotwise.tui.widgets.ordered_input import Input
 
 YEARS = (3, 4, 5)
 

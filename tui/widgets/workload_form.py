@@ -22,7 +22,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Label, Select, Static
 
 from slotwise.engine.check.report import Report
 from slotwise.engine.check.verdict import verdict
@@ -46,6 +46,7 @@ from slotwise.engine.workload.trainers import (
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.widgets.budgets import budget_text, fmt_amount
 from slotwise.tui.widgets.findings import finding_text
+from slotwise.tui.widgets.ordered_input import Input
 from slotwise.tui.widgets.preset_select import PresetSelect
 
 OFFLOAD = OFFLOADS
