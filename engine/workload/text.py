@@ -39,6 +39,7 @@ FIELD_HELP: dict[str, str] = {
     "tokens": "a number with an optional k/M/B/T suffix, e.g. 300B",
     "zero_buckets": "a number of elements with an optional k/M/B suffix, e.g. 400M",
     "target_days": "a number of days, e.g. 7",
+    "margin": "a percentage from 0 to 100, e.g. 15 (blank = each estimate's held-out error)",
     "mfu": "a fraction such as 0.4",
     "trainer": "a trainer profile (slotwise trainers), e.g. trl or litgpt@2023",
 }
@@ -81,6 +82,14 @@ def _positive(text: str) -> float:
     return value
 
 
+def _percent(text: str) -> float:
+    """A planning margin typed in percent ("15" or "15 %") as a fraction (0.15)."""
+    value = float(text.strip().rstrip("%").strip())
+    if not 0 <= value <= 100:
+        raise ValueError("must be from 0 to 100")
+    return value / 100
+
+
 def _trainer(text: str) -> str:
     try:
         return canonical_name(text)
@@ -99,6 +108,7 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "tokens": parse_count,
     "zero_buckets": parse_count,
     "target_days": _positive,
+    "margin": _percent,
     "mfu": _positive,
     "trainer": _trainer,
 }

@@ -92,6 +92,7 @@ FIELD_LABELS = {
     "loss": "Loss",
     "users": "Users (serving)",
     "tokens_per_user_s": "Tokens/s per user",
+    "margin": "Planning margin %",
     "serving_engine": "Serving engine",
     "longest_sample": "Longest sample",
     "trainer": "Trainer",
@@ -184,6 +185,8 @@ class WorkloadForm(Vertical):
             yield Input(placeholder="concurrent users, blank = 1", type="integer", id="wl-users")
             yield Label("Tokens/s per user")
             yield Input(placeholder="e.g. 30: sizes servers", type="number", id="wl-rate")
+            yield Label("Planning margin %")
+            yield Input(placeholder="blank = held-out error", id="wl-margin")
             yield Label("Serving engine")
             yield Select(
                 [(e, e) for e in SERVING_ENGINES],
@@ -250,6 +253,9 @@ class WorkloadForm(Vertical):
                 "" if w.tokens_per_user_s is None else f"{w.tokens_per_user_s:g}"
             )
             self.query_one("#wl-engine", Select).value = w.serving_engine or "optimized"
+            self.query_one("#wl-margin", Input).value = (
+                "" if w.margin is None else f"{100 * w.margin:g}"
+            )
         self._show_trainer(w.trainer, w.method, w.trainer_overrides)
 
     def _show_trainer(self, name: str | None, method: str, overrides: dict) -> None:
@@ -307,6 +313,7 @@ class WorkloadForm(Vertical):
             ("#wl-days", "target_days", False),
             ("#wl-mfu", "mfu", False),
             ("#wl-longest", "longest_sample", False),
+            ("#wl-margin", "margin", False),
         ):
             text = self.query_one(fid, Input).value
             label = FIELD_LABELS.get(name, name)
