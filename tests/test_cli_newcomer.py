@@ -67,7 +67,7 @@ def test_mistyped_flag_gets_did_you_mean_in_one_line(capsys):
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
-    assert "--methd (did you mean --method?)" in lines[0]
+    assert "--methd (did you mean --method" in lines[0]
     assert "slotwise estimate --help" in lines[0]
 
 
