@@ -308,11 +308,14 @@ def test_inference_kv_cache_is_gqa_aware_at_long_context(config_dir, capsys):
 
 
 def test_mla_kv_cache_is_the_compressed_latent(config_dir, capsys):
-    """DeepSeek-V3 caches kv_lora_rank + qk_rope_head_dim = 576 values per token per layer."""
-    _, data = estimate_json(
-        capsys, config_dir / "deepseek_v3" / "config.json", "--seq-len", "32768", "--gpus", "16"
-    )
-    assert data["memory_per_gpu"]["kv_cache_bytes"] == 32768 * 61 * 576 * 2
+    """DeepSeek-V3 caches kv_lora_rank + qk_rope_head_dim = 576 values per token per layer: 2
+    bytes each in a BF16 cache, 1 in the FP8 cache an FP8 checkpoint is served with by default."""
+    cfg = config_dir / "deepseek_v3" / "config.json"
+    args = ("--seq-len", "32768", "--gpus", "16")
+    _, bf16 = estimate_json(capsys, cfg, *args, "--kv-cache-dtype", "bf16")
+    assert bf16["memory_per_gpu"]["kv_cache_bytes"] == 32768 * 61 * 576 * 2
+    _, default = estimate_json(capsys, cfg, *args)
+    assert default["memory_per_gpu"]["kv_cache_bytes"] == 32768 * 61 * 576 * 1
 
 
 def test_kv_heads_split_over_tensor_parallel_ranks_but_never_below_one(config_dir, capsys):
