@@ -251,6 +251,40 @@ class SlotwiseApp(App[int]):
             self._load_deferred = False
             self._load()
 
+    # ---------------------------------------------------------------- keys typed ahead of a modal
+    def hold_keys(self) -> None:
+        """A modal is about to open (the map's Enter posts a message; the picker is pushed
+        when the build screen handles it): keys that arrive meanwhile are kept for it instead
+        of acting on the screen underneath.  Released by the modal (or after 1 s at most)."""
+        self._held_keys: list[tuple[str, str | None]] = []
+        self._holding = True
+        self.set_timer(1.0, self.release_keys)
+
+    def keep_typed_ahead(self, key: str, character: str | None) -> bool:
+        """True (and the key kept) while a modal is opening."""
+        if not getattr(self, "_holding", False):
+            return False
+        self._held_keys.append((key, character))
+        return True
+
+    def on_key(self, event) -> None:
+        """A key bubbling up to the app while a modal opens (its bindings would act on the
+        screen underneath: "q" typed ahead of the picker quit) is kept for the modal."""
+        if self.keep_typed_ahead(event.key, event.character):
+            event.stop()
+            event.prevent_default()
+
+    def release_keys(self) -> None:
+        """Replay the kept keys to whatever has the focus now (the modal's search field)."""
+        from textual import events
+
+        if not getattr(self, "_holding", False):
+            return
+        self._holding = False
+        held, self._held_keys = self._held_keys, []
+        for key, character in held:
+            self.post_message(events.Key(key, character))
+
     def _on_sigterm(self) -> None:
         """``kill PID`` (SIGTERM) quits like Ctrl+Q's "quit keeping work": the autosave already
         holds every change, the lock is freed and Textual puts the terminal back (main screen,

@@ -128,6 +128,7 @@ class BuildScreen(AppScreen[None]):
         chassis = app.catalog.chassis.get(build.chassis)
         target = target_for(event.row.key, chassis, build) if chassis else None
         if target is None or chassis is None:
+            app.release_keys()  # no picker: keys typed ahead go where they would have gone
             return
 
         def done(edits: tuple | None) -> None:

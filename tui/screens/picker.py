@@ -126,6 +126,7 @@ class PartPicker(AppModal[tuple | None]):
         self.app.apply_blink(self)
         self._recompute()
         self.query_one("#picker-search", Input).focus()
+        self.app.call_after_refresh(self.app.release_keys)  # keys typed ahead: the search
 
     def _count(self) -> int | None:
         if not self.target.counted:

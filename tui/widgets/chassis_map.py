@@ -151,6 +151,7 @@ class ChassisMap(CursorList):
 
     def action_pick(self) -> None:
         if self.current_row and self.current_row.selectable:
+            self.app.hold_keys()  # type: ignore[attr-defined]  # keys typed ahead: the picker's
             self.post_message(self.Pick(self.current_row))
 
     def action_remove(self) -> None:
