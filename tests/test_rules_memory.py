@@ -54,7 +54,10 @@ def test_host_memory_vs_gpu_memory():
     low = base_build(slots=TEN, bridges=(), dimm="DDR5-4800-64GB-RDIMM")
     f = one(run(low), "memory.host_vs_gpu")
     assert f.severity == "warning" and "0.73x" in f.message
-    assert not f.edit  # 32 x 64 GB is still below 2x: fix says use larger DIMMs
+    # 32 x 64 GB is still below 2x: the fix moves to the chassis' larger validated DIMM
+    (edit,) = f.edit
+    assert edit.sku != "DDR5-4800-64GB-RDIMM" and "fit 32 x" in f.fix
+    assert_edit_fixes(low, f)
     # 16 x 96 GB = 1,536 GB: between 1x and 2x -> info, edit to 32 DIMMs
     mid = base_build(slots=TEN, bridges=())
     f = one(run(mid), "memory.host_vs_gpu")
@@ -125,3 +128,28 @@ def test_the_no_dimms_fix_offers_a_dimm_the_cpu_runs_at_full_speed():
         (edit,) = f.edit
         assert edit.sku.startswith(want) and cat.dimms[edit.sku].type == "DDR5 RDIMM"
         assert cat.dimms[edit.sku].speed_mts >= cat.cpus[cpu].memory_mts_1dpc
+
+
+def test_the_no_dimms_fix_is_sized_to_the_gpus_and_leaves_no_memory_warning():
+    """The 8 x H200 NVL example (1,128 GB of GPU memory) with its DIMMs removed: the fix fits at
+    least twice the GPU memory (the host_vs_gpu rule of thumb), so applying it leaves neither
+    finding behind (it used to fit 512 GB and then warn that 512 GB was too little)."""
+    from pathlib import Path
+
+    from slotwise.engine.bom import read_bom
+    from slotwise.engine.build.edits import apply_all
+    from slotwise.engine.check.evaluate import evaluate
+    from slotwise.parts.catalog import load_catalog
+
+    cat = load_catalog()
+    example = Path(__file__).resolve().parents[1] / "examples" / "h200-nvl-lora-421ge.toml"
+    built = read_bom(example, cat).build
+    assert built is not None
+    b = built.model_copy(update={"dimm": None, "dimm_count": 0})
+    gpu_gb = sum(cat.gpus[s].memory_gb for s in b.slots.values() if s in cat.gpus)
+    assert gpu_gb >= 1000
+    (f,) = [x for x in evaluate(b, cat).findings if x.rule == "memory.no_dimms"]
+    (edit,) = f.edit
+    assert cat.dimms[edit.sku].capacity_gb * edit.count >= 2 * gpu_gb
+    after = evaluate(apply_all(b, [edit]), cat)
+    assert not [x for x in after.findings if x.rule in ("memory.no_dimms", "memory.host_vs_gpu")]

@@ -84,6 +84,41 @@ def _pick_dimm(ctx: Ctx) -> str | None:
     return min(rdimms, key=preference).sku
 
 
+def _sized(
+    ctx: Ctx, counts: list[int], want_gb: float, kind: Dimm | None
+) -> tuple[str, int] | None:
+    """The DIMM and count a fix offers for ``want_gb`` of system memory: among the DIMMs the
+    fix may offer (the chassis' validated ones; else DDR5 RDIMMs the CPU runs at full speed, or
+    of ``kind``'s type and speed when one is fitted), the smallest total that reaches
+    ``want_gb`` with a balanced count (every channel alike), then the slower and smaller part;
+    when none reaches it, the largest total. None without a candidate or a count."""
+    if not counts:
+        return None
+    listed = [ctx.catalog.dimms[s] for s in ctx.chassis.dimm_skus if s in ctx.catalog.dimms]
+    if listed:
+        pool = listed
+    elif kind is not None:
+        pool = [
+            d
+            for d in ctx.catalog.dimms.values()
+            if d.type == kind.type and d.speed_mts == kind.speed_mts
+        ]
+    else:
+        cap = ctx.cpu.memory_mts_1dpc if ctx.cpu is not None else None
+        rdimms = [d for d in ctx.catalog.dimms.values() if d.type == "DDR5 RDIMM"]
+        fast = [d for d in rdimms if cap is not None and d.speed_mts >= cap]
+        slowest = min((d.speed_mts for d in fast), default=None)
+        pool = [d for d in fast if d.speed_mts == slowest] or rdimms
+    options = [
+        (d.capacity_gb * n, d.speed_mts, d.capacity_gb, d.sku, n) for d in pool for n in counts
+    ]
+    if not options:
+        return None
+    enough = [o for o in options if o[0] >= want_gb]
+    best = min(enough) if enough else max(options, key=lambda o: (o[0], -o[1], o[3]))
+    return best[3], best[4]
+
+
 def check(ctx: Ctx) -> None:
     b = ctx.build
     ch = ctx.chassis
@@ -101,6 +136,15 @@ def check(ctx: Ctx) -> None:
     if b.dimm is None or b.dimm_count == 0:
         sku = b.dimm if b.dimm in ctx.catalog.dimms else _pick_dimm(ctx)
         count = good_count()
+        # sized to the GPUs (the host_vs_gpu rule of thumb below), so the fix does not leave a
+        # warning behind: the smallest balanced fill of at least RATIO_GOOD x GPU memory
+        gpu_gb = sum(g.memory_gb for g in ctx.all_gpus())
+        if gpu_gb > 0 and channels is not None and b.dimm not in ctx.catalog.dimms:
+            sized = _sized(
+                ctx, balanced_counts(channels, sockets, slots), gpu_gb * RATIO_GOOD, None
+            )
+            if sized is not None:
+                sku, count = sized
         edit = (SetCount(what="dimm", sku=sku, count=count),) if sku and count else ()
         ctx.add(
             finding(
@@ -277,6 +321,16 @@ def check(ctx: Ctx) -> None:
             options = balanced_counts(channels, sockets, slots) if channels else []
             fits = [c for c in options if c >= count_needed]
             edit = (SetCount(what="dimm", sku=dimm.sku, count=fits[0]),) if fits else ()
+            larger = None if fits else _sized(ctx, options, want, dimm)
+            fix = f"use larger DIMMs to reach about {want:,.0f} GB"
+            if fits:
+                fix = f"fit {fits[0]} x {dimm.sku} ({fits[0] * per:,} GB)"
+            elif larger is not None and larger[0] != dimm.sku:
+                big_sku, big_n = larger
+                big_gb = ctx.catalog.dimms[big_sku].capacity_gb * big_n
+                if big_gb > host_gb:
+                    edit = (SetCount(what="dimm", sku=big_sku, count=big_n),)
+                    fix = f"fit {big_n} x {big_sku} ({big_gb:,} GB)"
             ctx.add(
                 finding(
                     "memory.host_vs_gpu",
@@ -286,9 +340,7 @@ def check(ctx: Ctx) -> None:
                     "640 GB / 1,128 GB of GPU memory (3.2x / 1.8x); the host needs room for "
                     "checkpoints, data loading and CPU offload",
                     parts=(dimm.sku,),
-                    fix=f"fit {fits[0]} x {dimm.sku} ({fits[0] * per:,} GB)"
-                    if fits
-                    else f"use larger DIMMs to reach about {want:,.0f} GB",
+                    fix=fix,
                     edit=edit,
                 )
             )
