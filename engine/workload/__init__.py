@@ -15,6 +15,19 @@ from pydantic import (
 )
 
 from slotwise.engine.inputs import ref
+from slotwise.engine.workload.kinds import (
+    CheckpointMode,
+    KvCacheDtype,
+    LoraInputCast,
+    Loss,
+    Method,
+    Nf4Backend,
+    Offload,
+    Optimizer,
+    Parallel,
+    Precision,
+    ServingEngine,
+)
 from slotwise.parts.bounds import (
     BucketElements,
     ConcurrentUsers,
@@ -32,18 +45,6 @@ from slotwise.parts.bounds import (
 )
 from slotwise.parts.plain_text import SingleLine
 from slotwise.parts.safe_io import shorten_text
-
-Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
-Precision = Literal["bf16", "fp16", "fp32", "fp8"]
-Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
-Offload = Literal["none", "optimizer", "params"]
-Parallel = Literal["ddp", "zero1", "zero2", "zero3"]
-ServingEngine = Literal["optimized", "eager"]
-KvCacheDtype = Literal["auto", "fp8", "bf16", "fp16", "fp32"]
-Loss = Literal["full", "chunked", "fused", "full-16bit"]
-CheckpointMode = Literal["full", "selective"]
-Nf4Backend = Literal["bitsandbytes", "torchao"]
-LoraInputCast = Literal["none", "fp32", "autocast"]
 
 # The values each choice accepts, for the front ends (the CLI's choices, the app's selects).
 METHODS: tuple[str, ...] = get_args(Method)
@@ -273,6 +274,13 @@ class Workload(BaseModel):
             overrides = dict(out.get("trainer_overrides") or {})
             for f, v in moved.items():
                 if f == "zero_buckets":
+                    # a count of elements, as the field was before it became an override: a
+                    # finite number > 0 and <= 1e11 (never a bool or a string, never inf/NaN)
+                    if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= 1e11:
+                        raise ValueError(
+                            f"zero_buckets: {shorten_text(repr(v), 40)} is not a number of "
+                            "elements > 0 and <= 1e+11"
+                        )
                     v = int(v)
                 overrides.setdefault(f, v)
             out["trainer_overrides"] = overrides
@@ -385,21 +393,3 @@ def parse_lora_targets(text: str) -> tuple[str, ...]:
             + ",".join(LORA_MODULES)
         )
     return items
-
-
-_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
-
-
-def parse_count(text: str) -> float:
-    """'1T' -> 1e12, '300B' -> 3e11, '2.5M' -> 2.5e6, '1000' -> 1000."""
-    t = text.strip().replace("_", "").replace(",", "")
-    if not t:
-        raise ValueError("empty number")
-    mult = 1.0
-    if t[-1].lower() in _SUFFIX:
-        mult = _SUFFIX[t[-1].lower()]
-        t = t[:-1]
-    value = float(t) * mult
-    if value <= 0:
-        raise ValueError(f"{text!r} must be positive")
-    return value

@@ -17,9 +17,9 @@ from slotwise.engine.workload import (
     LORA_MODULES,
     LORA_TARGET_SETS,
     Workload,
-    parse_count,
     parse_lora_targets,
 )
+from slotwise.engine.workload.kinds import parse_count
 from slotwise.engine.workload.trainers import (
     TrainerError,
     apply_trainer,

@@ -20,17 +20,20 @@ import tomllib
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from slotwise.engine.workload import (
+from slotwise.engine.workload.kinds import (
     CheckpointMode,
     LoraInputCast,
     Loss,
     Nf4Backend,
-    Workload,
+    parse_count,
 )
+
+if TYPE_CHECKING:
+    from slotwise.engine.workload import Workload
 
 #: Version of the profile schema (``schema`` in trainers.toml).
 SCHEMA_VERSION = 1
@@ -282,8 +285,6 @@ def parse_override(field: str, value: Any) -> OverrideValue:
                 return False
             raise TrainerError(f"{name}: {value!r} is not true or false")
         if annotation is int:
-            from slotwise.engine.workload import parse_count  # noqa: PLC0415
-
             try:
                 number = parse_count(text) if text not in ("0", "none") else 0.0
             except ValueError as exc:

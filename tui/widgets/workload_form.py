@@ -414,7 +414,7 @@ def trainer_details_text(name: str | None, method: str, overrides: dict) -> Text
 
 
 def fmt_count(value: float | None) -> str:
-    """2e9 -> '2B' (the suffixes engine.workload.parse_count reads back)."""
+    """2e9 -> '2B' (the suffixes engine.workload.kinds.parse_count reads back)."""
     if value is None:
         return ""
     for mult, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):

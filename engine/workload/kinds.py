@@ -1,0 +1,38 @@
+"""The choices a workload field takes, as types, and how a count is read ("1T", "300B") (the CLI's choices and the app's selects are
+read from them in ``engine.workload``). Apart from the Workload model so that the trainer
+profiles (``engine.workload.trainers``) can use them without importing the model that uses the
+profiles: no import cycle."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
+Precision = Literal["bf16", "fp16", "fp32", "fp8"]
+Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
+Offload = Literal["none", "optimizer", "params"]
+Parallel = Literal["ddp", "zero1", "zero2", "zero3"]
+ServingEngine = Literal["optimized", "eager"]
+KvCacheDtype = Literal["auto", "fp8", "bf16", "fp16", "fp32"]
+Loss = Literal["full", "chunked", "fused", "full-16bit"]
+CheckpointMode = Literal["full", "selective"]
+Nf4Backend = Literal["bitsandbytes", "torchao"]
+LoraInputCast = Literal["none", "fp32", "autocast"]
+
+
+_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def parse_count(text: str) -> float:
+    """'1T' -> 1e12, '300B' -> 3e11, '2.5M' -> 2.5e6, '1000' -> 1000."""
+    t = text.strip().replace("_", "").replace(",", "")
+    if not t:
+        raise ValueError("empty number")
+    mult = 1.0
+    if t[-1].lower() in _SUFFIX:
+        mult = _SUFFIX[t[-1].lower()]
+        t = t[:-1]
+    value = float(t) * mult
+    if value <= 0:
+        raise ValueError(f"{text!r} must be positive")
+    return value
