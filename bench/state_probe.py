@@ -110,11 +110,10 @@ async def _app_session(catalog, state: Path, out: Path) -> tuple[bool, list[str]
     """One app session; (exported, toasts).  Raises whatever the app raises."""
     from datetime import UTC, datetime
 
-    from tui_helpers import choose_chassis, pick, started
-
     from slotwise.tui.app import SlotwiseApp, fixed_clock
     from slotwise.tui.screens.build import BuildScreen
     from slotwise.tui.screens.recover import RecoverScreen
+    from tests.tui.tui_helpers import choose_chassis, pick, started
 
     app = SlotwiseApp(
         catalog=catalog,
@@ -158,10 +157,9 @@ async def _app_session(catalog, state: Path, out: Path) -> tuple[bool, list[str]
 
 
 def _seed_autosave(state: Path) -> None:
-    from tui_helpers import CHASSIS, GPU
-
     from slotwise.engine.build import Build
     from slotwise.tui.autosave import AutosaveStore
+    from tests.tui.tui_helpers import CHASSIS, GPU
 
     AutosaveStore(state).new().save(
         Build(chassis=CHASSIS, slots={"3": GPU}), undo=[Build(chassis=CHASSIS)]

@@ -5,7 +5,7 @@ A figure is a *gap* when it is unknown (``None``, or an empty list where the rul
 and a rule reads it: with the figure missing, that rule reports "could not check" (or leaves a
 part out of a sum) instead of an answer.  :data:`NEEDS` names, per record kind, each such field
 and the rule ids it blocks; the ids are the engine's (``engine/check/rules/ids.py``, kept in step by
-``tests/test_catalog_gaps.py``).  Fields no rule reads (e.g. a CPU's core count) are not gaps.
+``tests/parts/test_catalog_gaps.py``).  Fields no rule reads (e.g. a CPU's core count) are not gaps.
 
 Pure data over the catalog: no engine import (the engine imports the catalog, not the reverse).
 """

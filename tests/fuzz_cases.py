@@ -359,10 +359,9 @@ HTTP_DEADLINE_S = 0.5
 
 
 def case_http(rnd: random.Random, tmp: Path) -> str:
-    from faulty_http import faulty_server
-
     from slotwise.engine.cost import pricing
     from slotwise.engine.model.hub import HubError, fetch_config
+    from tests.faulty_http import faulty_server
 
     route = rnd.choice(HTTP_ROUTES)
     old_env = {k: os.environ.get(k) for k in ("SLOTWISE_HF_ENDPOINT", "SLOTWISE_CACHE_DIR")}

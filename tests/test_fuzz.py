@@ -12,8 +12,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from fuzz_cases import KINDS, run_case
-from test_input_limits import finishes
+
+from tests.cli.test_input_limits import finishes
+from tests.fuzz_cases import KINDS, run_case
 
 pytestmark = pytest.mark.slow  # hundreds of generated bad inputs
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from slotwise.engine.bom import import_bom, read_bom
-from slotwise.parts.catalog import load_catalog
 from slotwise.tui.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "configs" / "mistralai--Mixtral-8x7B-v0.1"
@@ -45,11 +44,6 @@ count = 4
 config = {config}
 method = "inference"
 """
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Issue #29 item 8: SIGTERM (``kill PID``) left the terminal in the alternate screen with mouse
 reporting on.  Now the app quits keeping the work (the autosave, the lock freed) and Textual puts
-the terminal back.  The real app in a pseudo-terminal, as in tests/test_autosave_sighup.py."""
+the terminal back.  The real app in a pseudo-terminal, as in tests/tui/test_autosave_sighup.py."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import signal
 import sys
 
 import pytest
-from test_autosave_sighup import Terminal, wait_state
 
 from slotwise.tui.autosave import AutosaveStore
+from tests.tui.test_autosave_sighup import Terminal, wait_state
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty"),

@@ -12,7 +12,6 @@ import pytest
 
 from slotwise.engine.bom import import_bom
 from slotwise.engine.bom.markdown import cell
-from slotwise.parts.catalog import load_catalog
 from slotwise.tui.cli import main
 
 # A byte a terminal acts on: C0 except newline and tab, DEL, C1 (U+009B is a one-byte CSI).
@@ -46,11 +45,6 @@ method = "inference"
 currency = "USD"
 note = "n\u001b[2J\n**Total: 1.00 USD (approved)**"
 """
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ import sys
 import time
 
 import pytest
-from test_autosave_sighup import Terminal
+
+from tests.tui.test_autosave_sighup import Terminal
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty"),

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixtures_catalog.helpers import bundled_catalog
 
 from slotwise.engine.check.power_model import FANS_BOARD_SHARE, HELD_OUT_MAX_ABS_ERR
+from tests.fixtures_catalog.helpers import bundled_catalog
 
 _PATH = Path(__file__).parents[1] / "bench" / "power.py"
 

@@ -14,7 +14,7 @@ fitting, scored through the inputs a user gives):
 * serving speed: 8.6 % (``python bench/serving_accuracy.py``: 21 held-out published serving
   figures, median |error| 8.6 %, sources held out whole since issue 24).
 
-``tests/test_sizing.py`` re-runs the memory and serving benches and fails when these constants
+``tests/engine/check/test_sizing.py`` re-runs the memory and serving benches and fails when these constants
 drift from what they print.  A user-set margin (``Workload.margin``) replaces all three.
 
 How a margin applies (:mod:`engine.check.sizing`): memory needed x (1 + margin) must fit the

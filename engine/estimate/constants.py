@@ -74,7 +74,7 @@ DEFAULT_MFU = 0.40
 #: weights and KV cache once per generated token (the metric of "LLM Inference Performance
 #: Engineering: Best Practices", Databricks / MosaicML, Oct 2023,
 #: https://www.databricks.com/blog/llm-inference-performance-engineering-best-practices).
-#: 0.6 is an assumption; tests/test_estimate_time.py checks it against NVIDIA's published
+#: 0.6 is an assumption; tests/engine/estimate/test_estimate_time.py checks it against NVIDIA's published
 #: Llama 2 7B latencies (NeMo performance page, batch 1 and 8): within 1-12 % on A100 and H100.
 DEFAULT_MBU = 0.6
 

@@ -1,6 +1,6 @@
 """Published, *measured* peak GPU memory figures and the architectures they were measured on.
 
-Test evidence, not runtime code: used by tests/test_estimate_measured.py,
+Test evidence, not runtime code: used by tests/engine/estimate/test_estimate_measured.py,
 bench/memory_accuracy.py and bench/measure_memory.py; the estimator never reads it.
 
 Fitting vs held-out split (``held_out``): decided by a stable hash of the case id alone
@@ -457,7 +457,7 @@ ORIGINAL_CASES: tuple[MeasuredCase, ...] = (
 )  # fmt: skip
 
 #: Measured figures from the same sources that the estimator misses by more than 25 %.  They are
-#: kept visible (the report prints them; tests/test_estimate_measured.py bounds them loosely) so
+#: kept visible (the report prints them; tests/engine/estimate/test_estimate_measured.py bounds them loosely) so
 #: the gap is not hidden.  FSDP with CPU *parameter* offload of a 70B model through the Hugging
 #: Face stack: slotwise keeps on the GPU two decoder layers' weights (FSDP's unit in use + the
 #: prefetched one), the LM head or embedding, the NF4 constants FSDP does not shard, activations

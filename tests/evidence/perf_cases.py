@@ -1,5 +1,5 @@
 """Published training throughput and training-time figures: the evidence the time model is
-scored against (``bench/perf_accuracy.py``, ``tests/test_perf_accuracy.py``).
+scored against (``bench/perf_accuracy.py``, ``tests/engine/estimate/test_perf_accuracy.py``).
 
 Test evidence only: nothing in ``engine/`` imports this module.  Every case names its source
 (``SOURCES``), the settings that source states (``settings``) and how each setting maps onto a

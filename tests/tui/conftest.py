@@ -8,15 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from slotwise.parts.catalog import load_catalog
 from slotwise.tui.app import SlotwiseApp, fixed_clock
 
 FIXED_NOW = datetime(2026, 1, 15, 9, 30, tzinfo=UTC)
-
-
-@pytest.fixture(scope="session")
-def catalog():
-    return load_catalog()
 
 
 @pytest.fixture

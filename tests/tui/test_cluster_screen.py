@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input, Markdown
-from tui_helpers import started
 
 from slotwise.engine.bom import read_bom
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.cluster import ClusterScreen, cluster_from_form
+from tests.tui.tui_helpers import started
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 
@@ -100,11 +100,11 @@ async def test_a_bad_cluster_document_says_what_is_wrong(make_app, tmp_path):
 
 async def test_a_cluster_suggestion_opens_in_the_cluster_view(make_app):
     from textual.widgets import OptionList
-    from tui_helpers import CHASSIS
 
     from slotwise.engine.build import Build
     from slotwise.engine.workload import Workload
     from slotwise.tui.screens.suggest import SuggestScreen
+    from tests.tui.tui_helpers import CHASSIS
 
     wl = Workload(model="llama-3.1-405b", method="full", tokens=1e10)  # no single server runs it
     app = make_app(build=Build(chassis=CHASSIS, workload=wl))

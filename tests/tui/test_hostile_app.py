@@ -4,14 +4,13 @@ Each test is the reproduction the issue gives, run through the Pilot."""
 
 from __future__ import annotations
 
-from conftest import FIXED_NOW
-from tui_helpers import CHASSIS, GPU, choose_chassis, pick, started
-
 from slotwise.engine.build import Build
 from slotwise.tui.app import SlotwiseApp, fixed_clock
 from slotwise.tui.autosave import AutosaveStore
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.recover import RecoverScreen
+from tests.tui.conftest import FIXED_NOW
+from tests.tui.tui_helpers import CHASSIS, GPU, choose_chassis, pick, started
 
 
 def _app(catalog, state_dir, **kw) -> SlotwiseApp:

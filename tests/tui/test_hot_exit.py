@@ -12,7 +12,6 @@ import subprocess
 import sys
 
 from textual.command import CommandList
-from tui_helpers import CHASSIS, GPU, choose_chassis, keys_for, pick, started
 
 from slotwise.engine.build import Build
 from slotwise.tui.autosave import AutosaveStore
@@ -21,6 +20,7 @@ from slotwise.tui.screens.chooser import ChassisChooser
 from slotwise.tui.screens.confirm import ConfirmScreen
 from slotwise.tui.screens.message import ErrorScreen
 from slotwise.tui.screens.recover import RecoverScreen
+from tests.tui.tui_helpers import CHASSIS, GPU, choose_chassis, keys_for, pick, started
 
 BUILD = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2)
 

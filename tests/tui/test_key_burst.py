@@ -11,9 +11,9 @@ import pytest
 from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Input as TextualInput
-from tui_helpers import CHASSIS, GPU, screen_text, started
 
 from slotwise.tui.widgets.ordered_input import Input
+from tests.tui.tui_helpers import CHASSIS, GPU, screen_text, started
 
 BURST = ["backspace"] * 4 + list("4096")
 

@@ -7,10 +7,10 @@ import importlib.util
 from pathlib import Path
 
 from rich.console import Console
-from tui_helpers import pick, screen_text, select_finding, started
 
 from slotwise.engine.check.report import Finding
 from slotwise.tui.widgets.findings import FindingsList, finding_renderable
+from tests.tui.tui_helpers import pick, screen_text, select_finding, started
 
 _spec = importlib.util.spec_from_file_location(
     "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
@@ -110,7 +110,7 @@ async def test_no_color_picker_highlight_is_reverse_bold(make_app, catalog, monk
 
 
 async def test_removing_a_bridged_card_says_the_bridge_went_too(make_app, catalog):
-    from tui_helpers import goto
+    from tests.tui.tui_helpers import goto
 
     app = make_app(build=shots.demo_build(catalog))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from rich.console import Console
 from textual.widgets import Static
-from tui_helpers import goto, screen_text, started
 
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.help import HelpScreen, LegendScreen
 from slotwise.tui.widgets.chassis_map import ChassisMap
 from slotwise.tui.widgets.map_legend import MAP_LEGEND
+from tests.tui.tui_helpers import goto, screen_text, started
 
 _spec = importlib.util.spec_from_file_location(
     "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Select, Static
-from tui_helpers import CHASSIS, GPU, keys_for, set_input, started
 
 from slotwise.engine.build import Build
 from slotwise.engine.workload import Workload
+from tests.tui.tui_helpers import CHASSIS, GPU, keys_for, set_input, started
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from faulty_http import faulty_server  # noqa: E402
+from tests.faulty_http import faulty_server  # noqa: E402
 
 HUB_ID = "ok/model-8b"  # faulty_http's "ok" behaviour serves a Llama-style config.json
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from tui_helpers import (
+from tests.tui.tui_helpers import (
     CHASSIS,
     GPU,
     choose_chassis,

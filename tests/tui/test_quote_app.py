@@ -10,12 +10,12 @@ import io
 
 import pytest
 from textual.widgets import Input
-from tui_helpers import choose_chassis, pick, set_input, started
 
 from slotwise.engine.bom import read_bom
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.export import ExportScreen
 from slotwise.tui.screens.quote import QuoteScreen
+from tests.tui.tui_helpers import choose_chassis, pick, set_input, started
 
 pytestmark = pytest.mark.slow
 

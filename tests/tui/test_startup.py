@@ -8,14 +8,13 @@ import sys
 import threading
 from pathlib import Path
 
-from conftest import FIXED_NOW
-from tui_helpers import CHASSIS, keys_for
-
 import slotwise.parts.catalog
 from slotwise.tui.app import SlotwiseApp, fixed_clock
 from slotwise.tui.chassis_preview import chassis_preview
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.chooser import ChassisChooser
+from tests.tui.conftest import FIXED_NOW
+from tests.tui.tui_helpers import CHASSIS, keys_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,7 +88,7 @@ async def test_chooser_keys_are_on_one_hint_line_and_typing_postpones_the_load(
 ):
     """The chooser has a key hint line (Enter, Esc, Help, Quit visible at 80x24), and the
     catalog load waits while keys arrive; choosing a chassis starts it at once."""
-    from tui_helpers import screen_text
+    from tests.tui.tui_helpers import screen_text
 
     calls = []
     gate = threading.Event()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input, Markdown, OptionList, Static
-from tui_helpers import CHASSIS, gpu_slots, started
 
 from slotwise.engine.build import Build
 from slotwise.engine.workload import Workload
@@ -13,6 +12,7 @@ from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.confirm import ConfirmScreen
 from slotwise.tui.screens.suggest import SuggestScreen, parse_request
 from slotwise.tui.screens.tco import TcoScreen, tco_from_form
+from tests.tui.tui_helpers import CHASSIS, gpu_slots, started
 
 PRICES = str(Path(__file__).resolve().parents[2] / "examples" / "prices-example.toml")
 WORKLOAD = Workload(model="llama-3.1-8b", method="lora")

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Input, Select, Static
-from tui_helpers import (
+
+from slotwise.engine.bom import read_bom
+from slotwise.tui.screens.build import BuildScreen
+from slotwise.tui.screens.chooser import ChassisChooser
+from slotwise.tui.screens.confirm import ConfirmScreen
+from slotwise.tui.screens.export import ExportScreen
+from slotwise.tui.screens.message import ErrorScreen, TooSmallScreen
+from slotwise.tui.screens.picker import PartPicker
+from slotwise.tui.widgets.chassis_map import ChassisMap
+from slotwise.tui.widgets.findings import FindingsList
+from tests.tui.tui_helpers import (
     CHASSIS,
     GPU,
     build_eight_gpus,
@@ -19,16 +29,6 @@ from tui_helpers import (
     single_width_slot,
     started,
 )
-
-from slotwise.engine.bom import read_bom
-from slotwise.tui.screens.build import BuildScreen
-from slotwise.tui.screens.chooser import ChassisChooser
-from slotwise.tui.screens.confirm import ConfirmScreen
-from slotwise.tui.screens.export import ExportScreen
-from slotwise.tui.screens.message import ErrorScreen, TooSmallScreen
-from slotwise.tui.screens.picker import PartPicker
-from slotwise.tui.widgets.chassis_map import ChassisMap
-from slotwise.tui.widgets.findings import FindingsList
 
 pytestmark = pytest.mark.slow  # whole-app flows through the Pilot
 

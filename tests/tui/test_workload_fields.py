@@ -5,10 +5,10 @@ workload in place with a message naming the field."""
 from __future__ import annotations
 
 from textual.widgets import Input, Select, Static
-from tui_helpers import CHASSIS, GPU, keys_for, set_input, started
 
 from slotwise.engine.build import Build
 from slotwise.engine.workload import Workload
+from tests.tui.tui_helpers import CHASSIS, GPU, keys_for, set_input, started
 
 
 def _verdict(app) -> str:

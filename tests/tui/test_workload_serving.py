@@ -5,10 +5,10 @@ per server and the servers needed, and a bad value is reported by field name."""
 from __future__ import annotations
 
 from textual.widgets import Input, Select, Static
-from tui_helpers import CHASSIS, GPU, keys_for, set_input, started
 
 from slotwise.engine.build import Build
 from slotwise.engine.workload import Workload
+from tests.tui.tui_helpers import CHASSIS, GPU, keys_for, set_input, started
 
 
 def _verdict(app) -> str:

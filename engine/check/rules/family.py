@@ -3,7 +3,7 @@ checks) and the families whose results it reads, so they must run first.
 
 ``evaluate`` runs the families in :func:`evaluation_order`: the order they are listed in (which
 is also the order of their budgets in the report), moved only as far as a declared dependency
-needs.  tests/test_evaluate_rule_ids.py checks the declarations against the code: every id a
+needs.  tests/engine/check/test_evaluate_rule_ids.py checks the declarations against the code: every id a
 module emits is one it declares, every declared id is emitted, and a family that reads a
 context field another family writes declares it runs after that family.
 """

@@ -2,7 +2,7 @@
 
 Each rule module declares its family's ids (``FAMILY``, :class:`engine.check.rules.family.RuleFamily`);
 the two ids below belong to ``evaluate()`` itself.  Ids are stable: the CLI's JSON, saved reports
-and the UI key on them.  tests/test_evaluate_rule_ids.py checks the declarations against the code.
+and the UI key on them.  tests/engine/check/test_evaluate_rule_ids.py checks the declarations against the code.
 """
 
 from __future__ import annotations
