@@ -52,3 +52,10 @@ def test_every_engine_package_is_in_the_guide():
 
 def test_the_checker_sees_a_missing_path():
     assert _named_paths("see `engine/nowhere.py` and `parts/`") == ["engine/nowhere.py", "parts"]
+
+
+def test_the_engine_keeps_at_most_five_loose_modules():
+    """engine/ is laid out by what it decides (packages); only the facade and shared vocabulary
+    sit directly in it."""
+    loose = sorted(p.name for p in (ROOT / "engine").glob("*.py"))
+    assert len(loose) <= 5, loose
