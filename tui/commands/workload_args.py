@@ -251,7 +251,7 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         metavar="N",
         help="tensor-parallel degree; must divide the attention and key/value heads. "
         "Default: training 1, serving the largest valid size inside a fast-link group. "
-        "--tp 1 --gpus 8 serves 8 replicas",
+        "TP 1 on 8 GPUs serves 8 replicas",
     )
     g.add_argument("--tokens", type=_count, metavar="N", help="tokens to train on, e.g. 300B")
     g.add_argument("--target-days", type=_positive_float, metavar="D", help="wanted days")
