@@ -163,8 +163,8 @@ def _output(args, est, sizing, workload, arch, gpu, warnings, advice) -> int:
         data["precision"] = workload.precision
         data["warnings"] = warnings
         data["advice"] = [
-            {"change": label, "total_bytes": round(gib * GIB), "fits": fits}
-            for label, gib, fits in advice
+            {"change": a.change, "total_bytes": round(a.gib_per_gpu * GIB), "fits": a.fits}
+            for a in advice
         ]
         print_json(data)
     else:
@@ -303,9 +303,10 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
             lines.append(f"  - use at least {est.min_gpus} x {gpu.sku} (same settings)")
         else:
             lines.append(f"  - no count of {gpu.sku} up to 1024 fits these settings")
-        for label, gib, fits in advice:
+        for a in advice:
             lines.append(
-                f"  - {label}: {gib:.1f} GiB per GPU ({'fits' if fits else 'still too big'})"
+                f"  - {a.change}: {a.gib_per_gpu:.1f} GiB per GPU "
+                f"({'fits' if a.fits else 'still too big'})"
             )
     if est.fits and est.min_gpus and est.min_gpus < est.gpus:
         lines.append(f"  ({est.min_gpus} GPU(s) would be enough for the memory)")

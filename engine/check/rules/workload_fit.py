@@ -22,7 +22,7 @@ from slotwise.engine.check.rules.slots import find_destination
 from slotwise.engine.check.scale_out import build_sizing, fabric_of
 from slotwise.engine.check.sizing import Sizing
 from slotwise.engine.check.verdict import context_overrun, target_check
-from slotwise.engine.estimate import Estimate, estimate, suggest_changes
+from slotwise.engine.estimate import Advice, Estimate, estimate, suggest_changes
 from slotwise.engine.estimate.layout import tp_problem
 from slotwise.engine.estimate.links import Links, build_links
 from slotwise.engine.inputs import ref
@@ -63,7 +63,7 @@ def _workload_key(wl) -> Any:
 # (estimate, problem, alternatives, failed, max positions): ``failed`` is True when the
 # estimator itself broke (a bug or an input it cannot handle) rather than the model being
 # unavailable offline; the last item is the model's ``max_position_embeddings`` (None: unstated).
-Outcome = tuple[Estimate | None, str | None, tuple[tuple[str, float, bool], ...], bool, int | None]
+Outcome = tuple[Estimate | None, str | None, tuple[Advice, ...], bool, int | None]
 
 
 def build_links_of(ctx: Ctx, gpu: Gpu, count: int, nic_gbps_total: float | None = None) -> Links:
@@ -283,7 +283,7 @@ def check(ctx: Ctx) -> None:
             ideas.append(f"{min_gpus} x {gpu.sku} instead of {n}{where}")
         elif min_gpus is None:
             ideas.append(f"far more GPUs: no count of {gpu.sku} the estimator tries fits")
-        ideas += [f"{label} ({gib:,.1f} GiB per GPU)" for label, gib, ok in alts if ok]
+        ideas += [f"{a.change} ({a.gib_per_gpu:,.1f} GiB per GPU)" for a in alts if a.fits]
         ctx.add(
             finding(
                 "workload_fit.gpu_memory",

@@ -224,11 +224,11 @@ def test_inference_splits_the_model_over_gpus():
 def test_advice_is_re_estimated():
     w = Workload(method="full", seq_len=4096, micro_batch=4)
     advice = suggest_changes(w, GPU_48GB, 1, arch=LLAMA2_7B)
-    labels = [a[0] for a in advice]
+    labels = [a.change for a in advice]
     assert any("QLoRA" in label for label in labels)
-    q = next(a for a in advice if "QLoRA" in a[0])
+    q = next(a for a in advice if "QLoRA" in a.change)
     direct = mem(w.model_copy(update={"method": "qlora"}), gpu=GPU_48GB)
-    assert q[1] == pytest.approx(direct.total_bytes / GIB)
+    assert q.gib_per_gpu == pytest.approx(direct.total_bytes / GIB)
 
 
 # ------------------------------------------------------------------ invariants
@@ -297,16 +297,16 @@ def test_long_context_advice_points_at_tensor_parallel_and_fused_loss():
     """More data-parallel GPUs do not shrink per-GPU activations; TP and a fused loss do."""
     w = Workload(method="lora", seq_len=65536)
     assert min_gpus(w, GPU_48GB, arch=LLAMA3_8B) is None
-    advice = {label.split(" (")[0].split(":")[0]: fits for label, _, fits in
+    advice = {a.change.split(" (")[0].split(":")[0]: a.fits for a in
               suggest_changes(w, GPU_48GB, 1, arch=LLAMA3_8B)}  # fmt: skip
     assert advice["tensor parallel 8 inside one server"] is True
     assert any(label.startswith("chunked cross-entropy") for label in advice)
-    chunked = [gib for label, gib, _ in suggest_changes(w, GPU_48GB, 1, arch=LLAMA3_8B)
-               if label.startswith("chunked cross-entropy")]  # fmt: skip
+    chunked = [a.gib_per_gpu for a in suggest_changes(w, GPU_48GB, 1, arch=LLAMA3_8B)
+               if a.change.startswith("chunked cross-entropy")]  # fmt: skip
     expected = mem(w.model_copy(update={"loss": "chunked"}), arch=LLAMA3_8B).total_bytes / GIB
     assert chunked == [pytest.approx(expected)]
     again = suggest_changes(w.model_copy(update={"loss": "chunked"}), GPU_48GB, 1, arch=LLAMA3_8B)
-    assert not any(label.startswith("chunked cross-entropy") for label, _, _ in again)
+    assert not any(a.change.startswith("chunked cross-entropy") for a in again)
 
 
 def test_moe_decode_reads_more_experts_as_the_batch_grows():
