@@ -92,6 +92,18 @@ def main(argv: list[str] | None = None) -> int:
             f"  {label:<9} {len(cases):>3} cases: median |error| {100 * med:5.1f} %, "
             f"within {100 * TOLERANCE:.0f} %: {100 * share:5.1f} %"
         )
+    light = [
+        c
+        for c in HELD_OUT
+        if c.kind == "single_user_tok_s" or (c.kind == "itl_ms" and c.batch == 1)
+    ]
+    if light:
+        med, share = summary(tuple(light), k)
+        print(
+            f"  light load (one user), held-out {len(light)} cases "
+            f"({', '.join(sorted({c.source for c in light}))}): median |error| "
+            f"{100 * med:5.1f} %"
+        )
     return 0
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 from dataclasses import replace
 from functools import cache
 
@@ -60,8 +63,44 @@ def max_users(rep: Replica, w: Workload) -> int:
     return max(1, max_users_per_replica(free, rep.kv_bytes(w.seq_len)))
 
 
+def cli_argv(case: ServingCase) -> list[str]:
+    """The ``slotwise estimate`` command a user types for ``case``: model, GPU, GPU count (one
+    replica of ``tp`` GPUs), tensor parallel, precision, prompt + output as the sequence length,
+    output length and concurrent users; everything else is the tool's default."""
+    gpu = case.gpu if isinstance(case.gpu, str) else case.gpu.sku
+    return [
+        "estimate", case.model, "--gpu", gpu, "--gpus", str(case.tp), "--tp", str(case.tp),
+        "--precision", case.precision, "--seq-len", str(case.prompt + case.output),
+        "--output-len", str(case.output), "--users", str(case.batch), "--json",
+    ]  # fmt: skip
+
+
+@cache
+def _cli_serving(argv: tuple[str, ...]) -> dict:
+    from slotwise.tui.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(list(argv))
+    return json.loads(out.getvalue())["serving"]
+
+
+def predict_cli(case: ServingCase) -> float:
+    """The case's figure as the CLI's JSON reports it (``serving`` block, see docs/CLI.md)."""
+    s = _cli_serving(tuple(cli_argv(case)))
+    if case.kind in ("single_user_tok_s", "loaded_tok_s"):
+        return float(s["output_tokens_per_s"])
+    if case.kind == "itl_ms":
+        return 1e3 * float(s["inter_token_latency_s"])
+    if case.kind == "loaded_ttft_ms":
+        return 1e3 * float(s["ttft_s"])
+    raise ValueError(f"{case.id}: kind {case.kind} is not scored through the CLI")
+
+
 def predict(case: ServingCase, k: Constants = DEFAULTS) -> float:
     """The figure slotwise gives for ``case``, in the case's unit."""
+    if case.cli and k == DEFAULTS:
+        return predict_cli(case)
     rep, w = replica_for(case, k)
     p, o, b = case.prompt, case.output, case.batch
     mean_ctx = p + o / 2
@@ -71,7 +110,7 @@ def predict(case: ServingCase, k: Constants = DEFAULTS) -> float:
     running = min(b, max_users(rep, w))
     if case.kind == "itl_ms":
         return 1e3 * rep.loaded(running, p, o)[0]
-    if case.kind == "loaded_tok_s":
+    if case.kind in ("loaded_tok_s", "single_user_tok_s"):
         return rep.loaded(running, p, o)[1]
     if case.kind == "loaded_ttft_ms":
         tps = rep.loaded(running, p, o)[1]
