@@ -91,7 +91,7 @@ def test_chassis_description_true_is_refused():
 
 
 def test_docs_and_code_agree_on_the_file_size_limits():
-    from slotwise.engine.bom.document import MAX_BOM_BYTES
+    from slotwise.engine.bom.schema import MAX_BOM_BYTES
     from slotwise.engine.cost.pricing import MAX_PRICE_BYTES
     from slotwise.parts.catalog import MAX_CATALOG_FILE_BYTES
     from slotwise.parts.safe_io import MAX_CONFIG_BYTES

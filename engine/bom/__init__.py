@@ -1,6 +1,7 @@
 """The bill of materials: a versioned TOML document for a Build, and its other exports.
 
-- ``document``: export/import of the TOML BOM (schema version, validation, atomic write)
+- ``schema``: the TOML BOM's format (schema version, keys, limits, shared models);
+  ``write``: export and atomic write; ``read``: import and validation
 - ``toml_writer``: the canonical TOML writer (byte-identical re-export)
 - ``items``: line items (what is quoted), ``meta``: header and clock, ``locate``: key -> line
 - ``markdown``, ``csv_export``: customer-facing summaries; ``cluster``: cluster sizing and TCO
@@ -8,7 +9,9 @@
 The package re-exports the document API, so ``from engine.bom import read_bom`` keeps working.
 """
 
-from slotwise.engine.bom.document import (
+from slotwise.engine.bom.meta import BomMeta
+from slotwise.engine.bom.read import import_bom, read_bom
+from slotwise.engine.bom.schema import (
     BAD_INPUT_PREFIX,
     COUNTED,
     HEADER,
@@ -16,14 +19,9 @@ from slotwise.engine.bom.document import (
     TOP_KEYS,
     BomExistsError,
     BomFinding,
-    BomMeta,
     LoadedBom,
-    bom_document,
-    export_bom,
-    import_bom,
-    read_bom,
-    write_bom,
 )
+from slotwise.engine.bom.write import bom_document, export_bom, write_bom
 
 __all__ = [
     "BAD_INPUT_PREFIX",

@@ -3,7 +3,7 @@
 A BOM comes from anyone (a colleague, a customer, a stranger).  Its ``config`` is read from the
 disk of the machine that opens it, so a hostile file could name any local file (``~/.ssh/...``,
 ``/etc/...``) and learn from the export whether it exists and what its first fields say.  The
-policy, decided here and applied by :func:`engine.bom.document.import_bom`:
+policy, decided here and applied by :func:`engine.bom.read.import_bom`:
 
 * a Hugging Face id (``owner/name``, :func:`engine.model.hub.is_repo_id`) that is not a file
   beside the BOM stays as it is (it is read from the Hub cache);

@@ -166,9 +166,9 @@ def test_bom_os_errors_name_the_path(tmp_path):
 
 
 def test_bom_over_the_size_cap(tmp_path, monkeypatch):
-    from slotwise.engine.bom import document
+    from slotwise.engine.bom import read
 
-    monkeypatch.setattr(document, "MAX_BOM_BYTES", 1000)
+    monkeypatch.setattr(read, "MAX_BOM_BYTES", 1000)
     p = tmp_path / "big.toml"
     p.write_text(EXAMPLE + "#" * 2000, encoding="utf-8")
     assert "over the 1,000-byte limit" in _bad_bom(read_bom(p, CAT), "bom.unreadable")

@@ -142,7 +142,7 @@ async def test_trainer_and_memory_knobs_reach_the_workload(make_app):
 async def test_the_form_keeps_every_field_it_does_not_show(make_app, catalog):
     """A BOM with gradient accumulation, DoRA, a trainer and a trainer override: editing the
     sequence length in the form keeps all of them in the exported BOM."""
-    from slotwise.engine.bom.document import export_bom, import_bom
+    from slotwise.engine.bom import export_bom, import_bom
     from slotwise.engine.bom.meta import BomMeta
 
     start = Workload(

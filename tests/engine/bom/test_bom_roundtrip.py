@@ -274,7 +274,7 @@ created = 2026-12-01T03:00:00Z
 
 
 def test_every_build_field_has_a_place_in_the_bom():
-    """A new Build field must be written and read by engine/bom/document.py, or saved builds lose it."""
+    """A new Build field must be written and read by engine/bom/write.py and read.py, or saved builds lose it."""
     assert set(Build.model_fields) == {
         "chassis",
         "cpu",

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from slotwise.engine.bom.document import HEADER as BOM_HEADER
+from slotwise.engine.bom.schema import HEADER as BOM_HEADER
 from slotwise.engine.inputs import INPUT_NAMES, InputRef, plain, ref, refs, word
 from slotwise.tui.commands.flags import cli_words, flag
 from slotwise.tui.input_labels import LABELS, app_words, label

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from slotwise.engine.bom.document import import_bom
+from slotwise.engine.bom import import_bom
 from slotwise.engine.check.topology import build_topology
 from slotwise.engine.estimate import estimate
 from slotwise.engine.estimate.links import build_links, collective_latency_s, default_links

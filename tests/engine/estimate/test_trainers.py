@@ -310,7 +310,7 @@ def test_user_level_fields_are_workload_fields():
 
 def test_a_schema_1_bom_with_recipe_and_internal_knobs_opens_and_round_trips():
 
-    from slotwise.engine.bom.document import export_bom, import_bom
+    from slotwise.engine.bom import export_bom, import_bom
     from slotwise.parts.catalog import load_catalog
 
     catalog = load_catalog()

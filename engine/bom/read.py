@@ -1,100 +1,39 @@
-"""Bills of materials: a build as a versioned, diff-friendly TOML file (the saved build's truth).
-
-API::
-
-    text = export_bom(build, catalog, meta, report=None, prices=None, currency=None,
-                      price_note=None)
-    loaded = import_bom(text, catalog, filename="x.toml")   # LoadedBom(build, meta, problems, ...)
-    loaded = read_bom(path, catalog)                         # never raises on a bad file
-    write_bom(path, text, force=False)                       # atomic; BomExistsError if it exists
-
-``export -> import -> export`` gives identical bytes: keys are written in one fixed order, the
-build's slots / bridges / drives in canonical order (:func:`engine.bom.items.canonical_build`),
-floats with Python's shortest round-trip ``repr``.  ``export_bom`` never reads the clock: give
-it a :class:`BomMeta` (``BomMeta.new(clock=...)`` / ``meta.touched(clock)`` set the times).
-
-Layout (schema 1)::
-
-    schema = 1
-    [meta]          customer, project, engineer, created, updated (ISO 8601 UTC),
-                    slotwise_version, catalog_version (the tool and catalog that wrote [summary]),
-                    quote_date, valid_until (YYYY-MM-DD, optional), notes (optional free text)
-    [chassis]       sku, description
-    [environment]   input_voltage, ambient_c, redundancy, ... (engine.build.Environment fields)
-    [cpu] [memory] [psu]   sku, count          [baseboard]  sku
-    [slots]         "<slot id>" = "<GPU or NIC SKU>", in the chassis manual's slot order
-    [[bridges]]     sku, slots = [..], count    [[drives]]  bay, sku, count
-    [workload]      engine.workload.Workload fields (unset ones left out); ``trainer`` names
-                    the trainer profile, [workload.trainer_overrides] its overridden fields
-                    (a file with the older per-field trainer knobs, or ``recipe``, still
-                    loads: they become trainer_overrides / trainer)
-    [pricing]       currency, total, unpriced, note (e.g. "example prices, not a quote")
-    [[line_items]]  sku, part_number ("PN needed" where no public source gives one; "included"
-                    for a part built into the chassis), part_number_vendor / _confidence,
-                    maker_part_number, description, quantity, unit_power_w, total_power_w,
-                    unit_price, extended_price
-    [summary]       errors, warnings, infos, GPUs, power, heat, [[summary.budgets]],
-                    [[summary.findings]], [summary.workload]
-
-``[line_items]``, ``[pricing]`` and ``[summary]`` are derived: on import they are not trusted
-(only the unit prices are kept, so a re-export does not lose them) and they are recomputed on
-export.  Everything else is what the user chose.
-
-Bad files never raise and never lose data.  ``import_bom`` loads whatever it can and lists each
-problem as a :class:`BomFinding` (an ``engine.check.report.Finding`` with ``file``, ``line``, ``field``),
-severity error unless noted, rule ids:
-
-==========================  =====================================================================
-``bom.unreadable``          the file cannot be read (missing, permissions, not UTF-8, not a regular
-                            file such as a FIFO or /dev/zero, over ``MAX_BOM_BYTES``)
-``bom.malformed``           not valid TOML (line and column from tomllib), nested deeper than
-                            ``safe_io.MAX_DEPTH``, or a number too long to read; nothing is loaded
-``bom.schema_newer``        ``schema`` is newer than this slotwise reads; loaded as far as possible
-``bom.missing_field``       a required field is absent (``schema``, ``chassis.sku``, ...)
-``bom.bad_value``           a value has the wrong type or range (the value is quoted)
-``bom.unknown_field``       a key this schema does not know (typo?) - it would be dropped on save
-``bom.unknown_sku``         a SKU not in the catalog (kept in the build, so nothing is lost)
-``bom.wrong_kind``          a SKU of the wrong kind for where it sits (a CPU in a GPU slot)
-``bom.unknown_slot``        a card or bridge in a slot the chassis does not have (kept)
-``bom.unknown_bay``         drives in a bay the chassis does not have (kept; with no bay layout
-                            in the catalog any bay is taken and the storage rule says so)
-``bom.line_items_stale``    warning: hand-edited line items disagree with the build
-``bom.config_outside``      ``workload.config`` names a file outside the BOM's folder (absolute,
-                            ``~``, ``..`` or a link out): not read (engine.bom.config_path)
-==========================  =====================================================================
-"""
+"""Reading a BOM: ``import_bom`` (text) and ``read_bom`` (a file) load whatever they can and
+list every problem as a located :class:`engine.bom.schema.BomFinding`; they never raise on a bad
+file.  The format and the rule ids are described in :mod:`engine.bom.schema`."""
 
 from __future__ import annotations
 
 import difflib
-import importlib.metadata
 import os
 import re
 import tomllib
-from collections.abc import Mapping
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from slotwise.engine.bom.config_path import exported_message, place_config
-from slotwise.engine.bom.items import canonical_build, gpu_inventory, line_items
+from slotwise.engine.bom.config_path import place_config
+from slotwise.engine.bom.items import canonical_build, line_items
 from slotwise.engine.bom.locate import KeyLocator
 from slotwise.engine.bom.meta import BomMeta
-from slotwise.engine.bom.toml_writer import dumps as toml_dumps
-from slotwise.engine.bom.workload_snapshot import self_contained
+from slotwise.engine.bom.schema import (
+    COUNTED,
+    MAX_BOM_BYTES,
+    MAX_ENTRIES,
+    MAX_MESSAGE,
+    MAX_SLOT_CHARS,
+    SCHEMA_VERSION,
+    TOP_KEYS,
+    BomFinding,
+    LoadedBom,
+)
 from slotwise.engine.build import MAX_SKU_CHARS, BridgeFit, Build, DriveFit, Environment, Sku
-from slotwise.engine.check.report import Finding, Report
-from slotwise.engine.check.rules.cooling import BTU_PER_W
-from slotwise.engine.inputs import plain, ref
-from slotwise.engine.store.atomic import atomic_write_text
+from slotwise.engine.inputs import ref
 from slotwise.engine.workload import Workload
 from slotwise.parts.bounds import PositivePartCount
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.plain_text import first_control, one_line, visible
 from slotwise.parts.safe_io import (
-    MAX_FILE_BYTES,
     InputError,
     loads_toml,
     read_text,
@@ -103,312 +42,6 @@ from slotwise.parts.safe_io import (
     shorten_text,
 )
 from slotwise.parts.schema import Chassis
-
-SCHEMA_VERSION = 1
-HEADER = (
-    "# slotwise bill of materials. Edit freely; [line_items], [pricing] and [summary] are\n"
-    "# recomputed from the build on every save. Check it: slotwise validate FILE\n"
-)
-
-
-TOP_KEYS = (
-    "schema",
-    "meta",
-    "chassis",
-    "environment",
-    "cpu",
-    "memory",
-    "psu",
-    "baseboard",
-    "slots",
-    "bridges",
-    "drives",
-    "workload",
-    "pricing",
-    "line_items",
-    "summary",
-)
-#: A BOM is ~20 kB; the cap only stops a wrong file (a disk image, /dev/zero) from filling memory.
-MAX_BOM_BYTES = MAX_FILE_BYTES
-MAX_SLOT_CHARS = 64
-#: Entries read from [slots], [[bridges]] and [[drives]]: the largest chassis has ~30 slots and
-#: bays; a file with more lists is not a build (60,000 bogus slots took the app a minute and
-#: ~1 GB).  The rest is one finding, not one per entry.
-MAX_ENTRIES = 256
-#: A problem's message is cut here (it quotes values, which are shortened already).
-MAX_MESSAGE = 2000
-COUNTED = {"cpu": ("cpu", "CPU"), "memory": ("dimm", "DIMM"), "psu": ("psu", "PSU")}
-BAD_INPUT_PREFIX = "bom."
-
-
-class BomFinding(Finding):
-    """A problem with the BOM file itself, located in the file."""
-
-    file: str = ""
-    line: int | None = None
-    field: str | None = None
-
-
-class BomExistsError(FileExistsError):
-    """``write_bom`` refused to overwrite an existing file (message says to use --force)."""
-
-
-class LoadedBom(BaseModel):
-    """What :func:`import_bom` could load.  ``build`` is None only when there is no usable
-    chassis (or no TOML at all); ``problems`` lists everything that was wrong."""
-
-    model_config = ConfigDict(frozen=True)
-
-    filename: str
-    build: Build | None
-    meta: BomMeta = BomMeta()
-    problems: tuple[BomFinding, ...] = ()
-    prices: dict[str, float] = Field(default_factory=dict)
-    currency: str | None = None
-    price_note: str | None = None
-    schema_version: int | None = None
-    #: The file's ``workload.config`` when the path policy refused it (engine.bom.config_path:
-    #: absolute, ``~`` or out of the BOM's folder); the build was loaded without it.  The app
-    #: asks whether to read it; on the command line the user gives the config instead.
-    refused_config: str | None = None
-
-    @property
-    def errors(self) -> list[BomFinding]:
-        return [p for p in self.problems if p.severity == "error"]
-
-    @property
-    def ok(self) -> bool:
-        """True when the file loaded faithfully (no errors; warnings allowed)."""
-        return self.build is not None and not self.errors
-
-
-# ==================================================================================== export
-
-
-def _tool_version() -> str:
-    try:
-        return importlib.metadata.version("slotwise")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - not installed
-        return "unknown"
-
-
-def _iso(dt: datetime | None) -> str | None:
-    return None if dt is None else dt.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _num(x: float | int | None) -> float | int | None:
-    """Derived figures: integral floats as ints, others to 3 decimals (stable bytes)."""
-    if x is None:
-        return None
-    if isinstance(x, bool):
-        return x
-    if isinstance(x, float):
-        if x != x or x in (float("inf"), float("-inf")):
-            return None
-        r = round(x, 3)
-        return int(r) if r.is_integer() and abs(r) < 2**53 else r
-    return x
-
-
-def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in d.items() if v is not None}
-
-
-def _model_table(model: BaseModel) -> dict[str, Any]:
-    """A model's fields in declaration order, unset (None) ones, empty tables and fields that
-    are not part of the document (``exclude=True``) left out, tuples as lists."""
-    out: dict[str, Any] = {}
-    for name, info in type(model).model_fields.items():
-        v = getattr(model, name)
-        if v is None or info.exclude or (isinstance(v, dict) and not v):
-            continue
-        if isinstance(v, tuple):
-            v = list(v)
-        elif isinstance(v, dict):
-            v = {k: v[k] for k in sorted(v)}
-        out[name] = v
-    return out
-
-
-def _summary(build: Build, catalog: Catalog, report: Report) -> dict[str, Any]:
-    n_gpus, gpu_mem = gpu_inventory(build, catalog)
-    s: dict[str, Any] = {
-        "errors": report.errors,
-        "warnings": report.warnings,
-        "infos": sum(1 for f in report.findings if f.severity == "info"),
-        "gpus": n_gpus,
-        "gpu_memory_total_gb": _num(float(gpu_mem)),
-    }
-    power = report.budget("power")
-    if power is not None:
-        s["power_w"] = _num(power.used)
-        s["power_available_w"] = _num(power.available)
-    if report.power is not None:
-        s["power_wall_w"] = _num(report.power.worst_ac_w)
-        s["power_typical_w"] = _num(report.power.typical_ac_w)
-        s["power_verified"] = report.power.verified
-    heat = report.budget("heat")
-    if heat is not None:
-        s["heat_w"] = _num(heat.used)
-        s["heat_btu_h"] = _num(heat.used * BTU_PER_W)
-    s = _drop_none(s)
-    est = report.estimate
-    if est is not None:
-        wl = {
-            "fits": est.fits,
-            "min_gpus": est.min_gpus,
-            "memory_per_gpu_bytes": _num(est.memory_per_gpu.total_bytes),
-            "train_hours": _num(est.train_hours),
-            "decode_tokens_per_s": _num(est.decode_tokens_per_s),
-        }
-        s["workload"] = _drop_none(wl)
-    if report.budgets:
-        s["budgets"] = [
-            _drop_none(
-                {
-                    "name": b.name,
-                    "used": _num(b.used),
-                    "available": _num(b.available),
-                    "unit": b.unit,
-                }
-            )
-            for b in report.budgets
-        ]
-    if report.findings:
-        s["findings"] = [
-            _drop_none(
-                {
-                    "severity": f.severity,
-                    "rule": f.rule,
-                    "message": plain(exported_message(f.rule, f.message)),
-                    "fix": None if f.fix is None else plain(f.fix),
-                }
-            )
-            for f in report.findings
-        ]
-    return s
-
-
-def _evaluate(build: Build, catalog: Catalog) -> Report:
-    from slotwise.engine.check.evaluate import (
-        evaluate,  # late import: evaluate pulls in every rule module
-    )
-
-    return evaluate(build, catalog)
-
-
-def bom_document(
-    build: Build,
-    catalog: Catalog,
-    meta: BomMeta,
-    report: Report | None = None,
-    prices: Mapping[str, float] | None = None,
-    currency: str | None = None,
-    price_note: str | None = None,
-) -> dict[str, Any]:
-    """The BOM as ordered plain data (what ``export_bom`` serialises)."""
-    build = canonical_build(build, catalog)
-    if report is None:
-        report = _evaluate(build, catalog)
-    doc: dict[str, Any] = {"schema": SCHEMA_VERSION}
-    doc["meta"] = _drop_none(
-        {
-            "customer": meta.customer,
-            "project": meta.project,
-            "engineer": meta.engineer,
-            "created": _iso(meta.created),
-            "updated": _iso(meta.updated),
-            "slotwise_version": _tool_version(),
-            "catalog_version": catalog.version,
-            "quote_date": None if meta.quote_date is None else meta.quote_date.isoformat(),
-            "valid_until": None if meta.valid_until is None else meta.valid_until.isoformat(),
-            "notes": meta.notes or None,
-        }
-    )
-    ch = catalog.get(build.chassis)
-    doc["chassis"] = _drop_none(
-        {"sku": build.chassis, "description": ch.name if ch is not None else None}
-    )
-    doc["environment"] = _model_table(build.env)
-    for table, (attr, _) in COUNTED.items():
-        sku = getattr(build, attr)
-        if sku:
-            doc[table] = {"sku": sku, "count": getattr(build, f"{attr}_count")}
-    if build.baseboard:
-        doc["baseboard"] = {"sku": build.baseboard}
-    if build.slots:
-        doc["slots"] = dict(build.slots)
-    if build.bridges:
-        doc["bridges"] = [
-            {"sku": b.sku, "slots": list(b.slots), "count": b.count} for b in build.bridges
-        ]
-    if build.drives:
-        doc["drives"] = [{"bay": d.bay, "sku": d.sku, "count": d.count} for d in build.drives]
-    if build.workload is not None:
-        # a config.json path or Hub id is stored as its architecture fields: the file answers
-        # the same on a machine without that path (engine.bom.workload_snapshot)
-        doc["workload"] = _model_table(self_contained(build.workload))
-    items = line_items(build, catalog, prices)
-    priced = [i.extended_price for i in items if i.extended_price is not None]
-    if priced or currency or price_note:
-        doc["pricing"] = _drop_none(
-            {
-                "currency": currency,
-                "total": round(sum(priced), 2) if priced else None,
-                "unpriced": [i.sku for i in items if i.unit_price is None] or None,
-                "note": price_note or None,
-            }
-        )
-    doc["line_items"] = [
-        _drop_none(
-            {
-                "sku": i.sku,
-                "part_number": i.pn_cell,
-                "part_number_vendor": i.part_number_vendor,
-                "part_number_confidence": i.part_number_confidence,
-                "maker_part_number": i.maker_part_number,
-                "description": i.description,
-                "quantity": i.quantity,
-                "unit_power_w": _num(i.unit_power_w),
-                "total_power_w": _num(i.total_power_w),
-                # an on-board part's 0 is "included with the chassis", not a price to keep
-                "unit_price": None if i.included else i.unit_price,
-                "extended_price": None if i.included else i.extended_price,
-            }
-        )
-        for i in items
-    ]
-    doc["summary"] = _summary(build, catalog, report)
-    return doc
-
-
-def export_bom(
-    build: Build,
-    catalog: Catalog,
-    meta: BomMeta,
-    report: Report | None = None,
-    prices: Mapping[str, float] | None = None,
-    currency: str | None = None,
-    price_note: str | None = None,
-) -> str:
-    """The canonical TOML text of a BOM.  ``report`` defaults to ``evaluate(build, catalog)``.
-
-    ``prices`` (unit price by SKU) and ``currency`` fill the line items; ``price_note`` says
-    where they come from or that they are examples, and is kept in ``[pricing] note``."""
-    doc = bom_document(build, catalog, meta, report, prices, currency, price_note)
-    return HEADER + "\n" + toml_dumps(doc)
-
-
-def write_bom(path: str | os.PathLike[str], text: str, force: bool = False) -> Path:
-    """Write atomically.  An existing file is only replaced with ``force``."""
-    p = Path(path)
-    try:
-        return atomic_write_text(p, text, overwrite=force)
-    except FileExistsError:
-        raise BomExistsError(f"{p} already exists; use {ref('force')} to overwrite it") from None
-
-
-# ==================================================================================== import
 
 
 class _Reader:
