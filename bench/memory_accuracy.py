@@ -4,6 +4,7 @@
     python bench/memory_accuracy.py               # the three views, ranges, per organisation
     python bench/memory_accuracy.py --cases       # one line per case first
     python bench/memory_accuracy.py --fit-ranges  # the residual quantiles memory_range ships
+    python bench/memory_accuracy.py --fit-ranges --write   # ... written to memory_residuals.toml
 
 The cases are tests/evidence/memory_cases.py.  Every case is scored through the user surface:
 the user-level fields its source states, and (views 2 and 3) the trainer profile that ran it
@@ -14,13 +15,16 @@ Views (decided before any fitting, issue 23):
 1. user-level only: no trainer named, so the ``generic`` profile (today's TRL stack);
 2. trainer named: the case's trainer profile (name and era);
 3. leave-one-source-out: the split is by organisation (``case.organisation``): for each
-   organisation the range quantiles (engine/estimate/memory_range.py) are computed from the
+   organisation the range quantiles (engine/estimate/memory_range.py: the 5 % / 95 %
+   quantiles of every case's residual, training and inference pooled) are computed from the
    other organisations' residuals only and scored on its cases.  The point estimate itself has
    no constant fitted to these cases in this version (the profiles' values come from the
    trainers' code and docs), so its held-out error is the trainer-named error; the per-source
    medians show how it does on each source alone.
 
-Ranges: coverage = share of measured peaks inside [low, high]; width = (high - low) / estimate.
+Ranges: coverage = share of measured peaks inside [low, high]; width = (high - low) / estimate;
+shown with the shipped quantiles (fitted on every case) and leave-one-source-out, side by side,
+and split by training / inference so that the pooled quantiles hide neither.
 The figure compared is ``total_bytes`` per GPU against the published peak.
 """
 
@@ -30,6 +34,7 @@ import argparse
 import statistics
 import sys
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,24 +45,36 @@ sys.path.insert(0, str(ROOT))
 from slotwise.engine.estimate import estimate, memory_spread  # noqa: E402
 from slotwise.engine.estimate.memory_range import (  # noqa: E402
     RESIDUAL_QUANTILES,
+    RESIDUALS_FILE,
     memory_range,
 )
+from slotwise.engine.store.atomic import atomic_write_text  # noqa: E402
 from tests.evidence.memory_cases import A100_80GB, CASES, MeasuredCase  # noqa: E402
 
 
 class Scored:
-    """One case scored one way: estimate, spread totals and paged bytes."""
+    """One case scored one way: estimate, spread totals and paged bytes.
+
+    The spread (what the range quantiles are fitted on) comes from ``memory_spread`` alone; the
+    estimate and its shipped range are computed on first use, so ``--fit-ranges --write`` runs
+    without a memory_residuals.toml to start from."""
 
     def __init__(self, case: MeasuredCase, *, named: bool) -> None:
-        w = case.make_workload(with_trainer=named)
+        self.workload = case.make_workload(with_trainer=named)
         self.case = case
         self.named = named
-        self.training = w.training
-        est = estimate(w, A100_80GB, case.gpus, arch=case.arch)
-        self.total = est.memory_per_gpu.total_bytes
-        self.low = est.memory_per_gpu.low_bytes or self.total
-        self.high = est.memory_per_gpu.high_bytes or self.total
-        self.totals, self.paged, _ = memory_spread(w, case.gpus, arch=case.arch)
+        self.training = self.workload.training
+        self.totals, self.paged, _ = memory_spread(self.workload, case.gpus, arch=case.arch)
+
+    @cached_property
+    def _memory(self) -> tuple[float, float, float]:
+        est = estimate(self.workload, A100_80GB, self.case.gpus, arch=self.case.arch)
+        m = est.memory_per_gpu
+        return m.total_bytes, m.low_bytes or m.total_bytes, m.high_bytes or m.total_bytes
+
+    @property
+    def total(self) -> float:
+        return self._memory[0]
 
     @property
     def error(self) -> float:
@@ -76,11 +93,10 @@ class Scored:
 
     def bounds(self, residuals: tuple[float, float] | None) -> tuple[float, float]:
         if residuals is None:
-            return self.low, self.high
+            return self._memory[1], self._memory[2]
         rng = memory_range(
             self.totals,
             named=self.named,
-            training=self.training,
             paged_bytes=self.paged,
             residuals=residuals,
         )
@@ -98,15 +114,54 @@ def quantile(values: Sequence[float], q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
-def residual_quantiles(scored: Iterable[Scored]) -> dict[bool, tuple[float, float]]:
-    """training -> (low, high) residual quantiles of ``scored``."""
-    out = {}
+def residual_quantiles(scored: Iterable[Scored]) -> tuple[float, float]:
+    """(low, high) residual quantiles of ``scored``, training and inference pooled: the low
+    quantile of ``residual_low`` and the high one of ``residual_high`` (RESIDUAL_QUANTILES)."""
     items = list(scored)
-    for training in (True, False):
-        lo = [s.residual_low for s in items if s.training == training]
-        hi = [s.residual_high for s in items if s.training == training]
-        out[training] = (quantile(lo, RESIDUAL_QUANTILES[0]), quantile(hi, RESIDUAL_QUANTILES[1]))
-    return out
+    return (
+        quantile([s.residual_low for s in items], RESIDUAL_QUANTILES[0]),
+        quantile([s.residual_high for s in items], RESIDUAL_QUANTILES[1]),
+    )
+
+
+RESIDUALS_METHOD = (
+    "Quantiles {q0:g} / {q1:g} (fixed before fitting) of measured / estimate - 1 over every case "
+    "of tests/evidence/memory_cases.py, training and inference pooled, each case weighted "
+    "alike, linear interpolation (numpy's default). Low: of measured / lowest total - 1; high: "
+    "of measured / (highest total + paged optimizer state) - 1. 'named': each case through its "
+    "trainer profile (one total); 'no_trainer': through generic, the totals spanning the "
+    "[plausible] profiles of its method. The estimate has no constant fitted to these cases, so "
+    "every residual is one its source did not shape; the bench's leave-one-source-out view "
+    "recomputes the quantiles without each organisation to score the ranges on it."
+)
+
+
+def residuals_toml(user: Sequence[Scored], named: Sequence[Scored]) -> str:
+    """memory_residuals.toml as the bench computes it now."""
+    q0, q1 = RESIDUAL_QUANTILES
+    lines = [
+        "# Generated by python bench/memory_accuracy.py --fit-ranges --write: do not edit by hand.",
+        "# Read by engine/estimate/memory_range.py; tests/engine/estimate/test_trainers.py checks",
+        "# it is what the bench computes from the evidence of this commit.",
+        "method = " + _toml_str(RESIDUALS_METHOD.format(q0=q0, q1=q1)),
+        'generator = "bench/memory_accuracy.py --fit-ranges --write"',
+        f"quantiles = [{RESIDUAL_QUANTILES[0]}, {RESIDUAL_QUANTILES[1]}]",
+    ]
+    for key, items in (("named", named), ("no_trainer", user)):
+        lo, hi = residual_quantiles(items)
+        lines += [
+            "",
+            f"[{key}]",
+            f"low = {lo:.4f}",
+            f"high = {hi:.4f}",
+            f"cases = {len(items)}",
+            f"organisations = {len({s.case.organisation for s in items})}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_str(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def summary(errors: Iterable[float]) -> dict[str, float]:
@@ -121,22 +176,34 @@ def summary(errors: Iterable[float]) -> dict[str, float]:
     }
 
 
-def range_stats(items: Sequence[Scored], loso: bool) -> dict[str, float]:
-    """Coverage and median width of the ranges; ``loso``: quantiles without the case's org."""
+def range_stats(
+    items: Sequence[Scored], loso: bool, training: bool | None = None
+) -> dict[str, float]:
+    """Coverage and median width of the ranges of ``items`` (only training or only inference
+    cases when ``training`` says so); ``loso``: the quantiles without the case's organisation,
+    computed over every case of the other organisations (training and inference pooled)."""
     inside = []
     widths = []
-    by_org: dict[str, dict[bool, tuple[float, float]]] = {}
+    by_org: dict[str, tuple[float, float]] = {}
     for s in items:
+        if training is not None and s.training != training:
+            continue
         residuals = None
         if loso:
             org = s.case.organisation
             if org not in by_org:
                 by_org[org] = residual_quantiles(x for x in items if x.case.organisation != org)
-            residuals = by_org[org][s.training]
+            residuals = by_org[org]
         low, high = s.bounds(residuals)
         inside.append(low <= s.case.measured_bytes <= high)
         widths.append((high - low) / s.total)
-    return {"coverage": sum(inside) / len(inside), "width": statistics.median(widths)}
+    if not inside:
+        return {"n": 0, "coverage": float("nan"), "width": float("nan")}
+    return {
+        "n": len(inside),
+        "coverage": sum(inside) / len(inside),
+        "width": statistics.median(widths),
+    }
 
 
 def format_summary(name: str, s: dict[str, float]) -> str:
@@ -168,14 +235,17 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--cases", action="store_true", help="print every case")
     p.add_argument("--fit-ranges", action="store_true", help="print the residual quantiles to ship")
+    p.add_argument(
+        "--write", action="store_true", help=f"with --fit-ranges: write them to {RESIDUALS_FILE}"
+    )
     args = p.parse_args(argv)
     user, named = score()
     if args.fit_ranges:
-        for label, items, flag in (("named", named, True), ("no trainer", user, False)):
-            for training, (lo, hi) in residual_quantiles(items).items():
-                print(
-                    f"    ({flag}, {training}): ({lo:.3f}, {hi:.3f}),  # {label}, training={training}"
-                )
+        text = residuals_toml(user, named)
+        if args.write:
+            atomic_write_text(RESIDUALS_FILE, text)
+            print(f"wrote {RESIDUALS_FILE}")
+        print(text, end="")
         return 0
     if args.cases:
         for u, n in zip(user, named, strict=True):
@@ -197,22 +267,29 @@ def main(argv: list[str] | None = None) -> int:
         + f"   median of per-source medians {statistics.median(per_org):6.1%}"
     )
     print("\nRanges [low, high] (coverage = measured inside; width = (high-low)/estimate):")
+    print(f"  {'':<14} {'cases':<10} {'shipped quantiles':<28} leave-one-source-out")
     for label, items in (("no trainer", user), ("trainer named", named)):
-        for loso in (False, True):
-            r = range_stats(items, loso)
-            how = "leave-one-source-out" if loso else "shipped quantiles"
+        for part, training in (("all", None), ("training", True), ("inference", False)):
+            r_in = range_stats(items, False, training)
+            r_out = range_stats(items, True, training)
             print(
-                f"  {label:<14} {how:<22} coverage {r['coverage']:6.1%}   "
-                f"median width {r['width']:6.1%}"
+                f"  {label if part == 'all' else '':<14} {part:<10} "
+                f"coverage {r_in['coverage']:6.1%} width {r_in['width']:6.1%}   "
+                f"coverage {r_out['coverage']:6.1%} width {r_out['width']:6.1%}   "
+                f"(n={r_in['n']})"
             )
-    print("\nPer source (held out from the range quantiles when scored):")
+    print("\nPer source (range coverage: the source held out from the quantiles):")
     for o in orgs:
         u = [s for s in user if s.case.organisation == o]
         n = [s for s in named if s.case.organisation == o]
-        ru = range_stats([*user], True)  # noqa: F841 (whole-set figure printed above)
+        q_named = residual_quantiles(s for s in named if s.case.organisation != o)
+        q_user = residual_quantiles(s for s in user if s.case.organisation != o)
+        cov_n = sum(lo <= s.case.measured_bytes <= hi for s in n for lo, hi in [s.bounds(q_named)])
+        cov_u = sum(lo <= s.case.measured_bytes <= hi for s in u for lo, hi in [s.bounds(q_user)])
         print(
             f"  {o[:22]:<22} n={len(n):<3} user-level {summary(s.error for s in u)['median']:6.1%}"
-            f"   named {summary(s.error for s in n)['median']:6.1%}"
+            f" (range {cov_u / len(u):4.0%})   named {summary(s.error for s in n)['median']:6.1%}"
+            f" (range {cov_n / len(n):4.0%})"
         )
     return 0
 

@@ -227,7 +227,6 @@ def with_range(
     rng = memory_range(
         totals,
         named=workload.trainer is not None,
-        training=workload.training,
         paged_bytes=paged,
         profiles=profiles,
     )
