@@ -36,7 +36,11 @@ def _named_paths(text: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("doc", [DOC, ROOT / "docs" / "CONTRACTS.md"], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "doc",
+    [DOC, ROOT / "docs" / "CONTRACTS.md", ROOT / "docs" / "evidence.md"],
+    ids=lambda p: p.name,
+)
 def test_every_path_the_docs_name_exists(doc):
     named = _named_paths(doc.read_text(encoding="utf-8"))
     assert len(named) >= 3

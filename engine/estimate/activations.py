@@ -24,7 +24,6 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
   ``torch.native_layer_norm`` saves its input and a per-token mean and rstd) keep ``e h`` per
   norm instead of an fp32 copy; a layer has as many norms as ``norms_per_layer`` says (phi,
   Falcon, NeoX with parallel attention and MLP: one).  Same tensor-by-tensor count as above;
-  on litgpt's phi-1.5 rows (tests/evidence, Dec 2026) the SwiGLU count had been 27-49 % high;
 * the *input* of a linear layer is kept only when something needs it in backward: its weight is
   trained (full fine-tuning), a dropout-free LoRA adapter's ``lora_A`` matmul takes it as it
   is, or the base weight is a bitsandbytes 4-bit weight of a version before 0.43.2
@@ -42,10 +41,8 @@ Per token per layer, with ``e`` bytes per activation element (2 for bf16):
   dropout is an ``nn.Identity`` and keeps nothing (torchtune ``LoRALinear``, PEFT
   ``lora.layer.Linear``).  A two-matrix MLP has one adapted input (fc1), not gate and up.
   ``fused_qkv`` (litgpt ``LoRAQKVLinear``, ``lora.py``: ``F.linear(self.lora_dropout(x),
-  self.lora_A)`` once for q, k and v) keeps one dropped copy for the three.  On the litgpt
-  rows of tests/evidence/memory_cases.py (Dec 2026) counting the base input beside the
-  dropped copies had put TinyLlama / phi-2 / Phi-3 LoRA 15-26 % high (a frozen 16-bit base
-  keeps no input, as below);
+  self.lora_A)`` once for q, k and v) keeps one dropped copy for the three (a frozen 16-bit
+  base keeps no input, as below);
 * PEFT's fp32 adapters (``--lora-input-cast``): PEFT keeps the adapters in fp32 on a 16-bit base
   (``get_peft_model(..., autocast_adapter_dtype=True)``) and ``lora.layer.Linear.forward`` casts
   the input to the adapter's dtype (``x = self._cast_input_dtype(x, lora_A.weight.dtype)``)
@@ -109,9 +106,7 @@ graph.  So under ``nf4_keeps_input`` every 4-bit input of the previous step (per
 ``e (h + o_dim)`` per attention layer, ``e (h + i)`` per FFN, ``e h`` for a Fabric 4-bit LM
 head) is alive at the end of the next forward, where it takes the place of the backward working
 set when larger (:func:`nf4_inputs_bytes_per_token`).  Without recompute only: reentrant
-checkpointing runs the forward under ``no_grad``, so no node keeps anything.  On the litgpt
-config-hub QLoRA rows (bitsandbytes 0.42.0, tests/evidence) this moved Llama 2 7B from -15 % to
--4 % and Mistral 7B from -15 % to -3 %.
+checkpointing runs the forward under ``no_grad``, so no node keeps anything.
 
 Activation recompute (``--grad-checkpointing``, one checkpoint per decoder layer as in HF
 ``gradient_checkpointing_enable`` and torchtune) keeps only each layer's input (``e h``) and
@@ -121,10 +116,8 @@ Backward working set.  While autograd runs one layer's backward it holds, beside
 layer saved, the gradients of the layer's widest intermediates: the SwiGLU backward produces the
 gradients of the product, of the SiLU output and of the gate and up outputs, all ``i`` wide, of
 which three are alive at once (``3 e i`` per token, ``torch.autograd`` frees a gradient as soon
-as its consumer has run).  The count is ours, from the SwiGLU backward's data flow; on the measured
-table (tests/evidence/memory_cases.py, Dec 2026) it moves the mean signed error from -3.5 % to -1.3 % and the
-worst case from 19 % to 15 %, while the median |error| goes from 4.6 % to 6.6 %: the data neither
-need nor reject it, so it stays for the physical reason.
+as its consumer has run).  The count is ours, from the SwiGLU backward's data flow (what the
+measured table says of it: docs/evidence.md).
 
 Logits and loss (``--loss full``, the default: Hugging Face ``transformers`` / TRL / PEFT): the
 ``tokens x vocab`` logits in ``e`` bytes stay referenced by the model output, the cross-entropy
@@ -133,8 +126,7 @@ log-softmax for the backward, and when that backward runs it holds the fp32 grad
 log-probabilities and the fp32 gradient of the logits at the same time: ``e + 4 + 4 + 4`` bytes
 per token per vocabulary entry.  They are freed before the last layer's backward starts, but
 the caching allocator keeps such large blocks reserved, so we add them to the layer working set
-rather than take the larger of the two: Answer.AI's reserved peaks (tests/evidence/memory_cases.py) agree
-with the sum (median |error| 1.5 %) and not with the larger one (-11 % to -24 %).  With
+rather than take the larger of the two (Answer.AI's reserved peaks decide it: docs/evidence.md).  With
 128k-256k vocabularies this is often the largest single item.  ``--loss chunked`` (torchtune
 ``CEWithChunkedOutputLoss``, 8 chunks): the bf16 logits are still materialised, but the fp32
 buffers exist for one chunk at a time: ``e + 12 / 8`` bytes.

@@ -19,8 +19,7 @@ So the allocator's peak is the larger of two moments, not their sum:
 
 slotwise reports the KV cache of the whole context (``kv_cache_bytes``) and, as activations,
 whatever the prefill needs beyond it (or the decode step's working set, when that is larger):
-the total is the larger of the two moments.  Before December 2026 slotwise added a prefill
-working set over the *whole* context (prompt + output) to the whole context's cache.
+the total is the larger of the two moments.
 
 **Legacy tuple caches** (``legacy_kv_cache``): model code that returns a *new* tuple of past
 keys and values from every forward (transformers before v4.36, e.g. ``LlamaAttention``'s
@@ -35,13 +34,7 @@ from nothing, so it holds one.  Evidence: Qwen (v1) README, KV-cache quantizatio
 (Qwen-7B-Chat BF16, batch 1): from 512 to 8192 generated tokens the peak grows 8.0 GiB =
 1.04 MiB per token, twice the 0.5 MiB/token of its bf16 cache (tests/evidence/memory_cases.py).
 
-Evidence (tests/evidence/memory_cases.py, Qwen2.5 speed benchmark, transformers 4.46,
-``max_memory_allocated``): an input of N tokens with 2048 generated peaks at weights + the
-N-token cache + a prefill working set of the size the layer count gives (the end-of-generation
-moment is smaller from N = 6144 on); that table is reproduced within a few per cent either way.
-The Qwen3 table (transformers 4.51.3) shows weights + the whole context's cache + 35-48 MiB at
-every input length, i.e. no prefill working set at all; its mechanism is not found in
-transformers' code (see the notes at the Qwen3 cases) and nothing here is tuned to it.
+How the two moments compare with the Qwen2.5 and Qwen3 speed-benchmark peaks: docs/evidence.md.
 """
 
 from __future__ import annotations

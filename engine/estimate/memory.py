@@ -94,10 +94,8 @@ class MemoryBreakdown(BaseModel):
     the figure litgpt, torchtune, the Qwen benchmarks and most published tables print): weights,
     gradients, optimizer state, activations and KV cache.  ``overhead_bytes`` is the CUDA context
     (+ library handles) that lives outside the allocator: it is reported but not in the total,
-    and the fit verdict takes it off the usable capacity instead (``estimate.usable_bytes``).
-    Before December 2026 it was added to the total; on the measured evidence
-    (tests/evidence/memory_cases.py, fitting set) the median |error| went from 9.0 % to 7.9 %
-    when it moved, because almost every published peak is an allocator figure.
+    and the fit verdict takes it off the usable capacity instead (``estimate.usable_bytes``):
+    almost every published peak is an allocator figure (docs/evidence.md).
     """
 
     model_config = ConfigDict(frozen=True)

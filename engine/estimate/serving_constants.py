@@ -3,7 +3,7 @@
 Four of them are *fitted*: ``bench/serving_accuracy.py --fit`` searches a coarse grid and keeps
 the values with the smallest median |log error| on the FITTING half of the published serving
 cases in ``tests/evidence/serving_cases.py``.  Which case is fitting and which is held out is
-decided by a rule in that file (since issue 24: whole sources held out) before any fitting;
+decided by a rule in that file (whole sources held out) before any fitting;
 the held-out half is never used to pick a value.  The grid bounds are physical ranges
 from the literature quoted next to each constant, so a fit cannot wander off into nonsense.
 """
@@ -33,7 +33,7 @@ SERVING_MFU = 0.45
 #: graphs (TensorRT-LLM, vLLM and SGLang defaults): ~10 kernels per layer (norms, fused QKV,
 #: rotary, attention, output projection, MLP GEMMs, activation), each with a few microseconds
 #: of minimum duration and tail that bandwidth does not explain.  Grid 5-100 us.  Fitted
-#: (issue 24 refit, sources held out whole: 60 us, inside the grid).
+#: (60 us, inside the grid).
 LAYER_FLOOR_S_OPTIMIZED = 60e-6
 
 #: Extra fixed time per layer without CUDA graphs (PyTorch eager, vLLM ``--enforce-eager``,

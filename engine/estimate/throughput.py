@@ -3,20 +3,12 @@
 MFU is defined on *model* FLOPs as in the PaLM paper (Chowdhery et al. 2022, arXiv:2204.02311,
 appendix B): ``MFU = model FLOPs per token x tokens/s / (GPUs x dense peak)``, where model FLOPs
 are 6N per trained token plus the attention term (:mod:`engine.estimate.compute`).  Activation
-recompute is a *hardware* FLOP (it raises HFU, not MFU) and, since issue 24, its time is charged:
+recompute is a *hardware* FLOP (it raises HFU, not MFU) and its time is charged:
 full recompute re-runs every layer's forward (2N and the forward attention), selective recompute
 the attention core only.  Attention time counts the causal half of the scores (FlashAttention
 skips masked blocks); MFU still counts them whole (PaLM convention).  FP8 adds the casts of
 every GEMM input to the memory-bound time (``FP8_CAST_BYTES``).  ``--global-batch`` sets the
 micro-batches per step from the data-parallel size (:func:`grad_accum_steps`).
-
-Refit for issue 24 (``bench/fit_perf.py``, fitting sources only, split BY SOURCE in
-tests/evidence/perf_cases.py).  Two constants end on a bound, for stated reasons:
-``FP8_GEMM_SPEEDUP`` = 2.0 is the physical ceiling (the FP8 tensor-core peak is twice BF16), the
-extra cost of FP8 now being its cast traffic; ``SCALE_LOSS`` = 0 is the physical floor: the
-fitting sources' multi-server runs (Llama 1/2 on 2,048 A100, MosaicML up to 512 H100) show no
-loss the communication model does not already price.  The per-GPU MFU table below predates the
-refit (it describes the defaults before issue 24).
 
 A micro-batch on one GPU takes::
 
@@ -34,35 +26,17 @@ and an optimizer step over ``grad_accum`` micro-batches::
 
 divided by the multi-node efficiency ``(1 - SCALE_LOSS) ** log2(servers)``.
 
-Default MFU per GPU class, precision and method (``long_step_mfu``: a 7B Llama at 4,096 tokens,
-long steps, no communication; the estimate's notes print the figure for the actual model) and
-the published runs each default is checked against (tests/evidence/perf_cases.py):
-
-=================  =====  =====  =====  =====  ==================================================
-GPU                bf16   bf16   fp8    fp8    published runs behind it
-                   pre    LoRA   pre    LoRA
-=================  =====  =====  =====  =====  ==================================================
-A100 SXM / PCIe    0.48   0.48   --     --     MosaicML A100-40/80 tables (MFU 44-56 %), Llama 1
-                                               (380 tok/s/GPU, 65B) and Llama 2 GPU-hours, Qwen
-                                               and torchtune A100 rows, MT-NLG
-H100 SXM / NVL     0.42   0.40   0.33   0.29   MosaicML H100 BF16/FP8 tables (40-46 % / 23-30 %
-                                               of the FP8 peak), torchtitan (33-39 %), NeMo 24.07
-                                               and Megatron-Bridge FP8 tables, MLPerf v4.0 LoRA
-H200 SXM / NVL     0.43   0.40   0.34   0.30   Trainy/torchtitan H200 FP8, MLPerf v4.1 LoRA
-B200 / B300        0.42   0.40   0.33   0.29   Megatron-Bridge 25.11 DGX-B200, MLPerf v4.1 LoRA
-L40S, RTX 6000     0.47   0.45   0.38   0.35   no public training run found: the same
-Ada, RTX 4090                                  constants, checked only by torchtune's RTX 4090
-                                               and RTX A6000 rows
-=================  =====  =====  =====  =====  ==================================================
-
-FP8 columns are MFU against the FP8 peak (x2 against the BF16 peak: about 1.5x BF16 speed).
-The LoRA columns are lower because the attention share of LoRA's 4N model FLOPs is larger;
-fine-tuning stacks also carry a host-side floor per layer (LAYER_OVERHEAD_FINETUNE_S) that
-only short micro-batches feel.  E (GEMM efficiency) and C_ACT (memory-bound bytes) together give
-each GPU its MFU: a GPU with more FLOPs per byte of bandwidth spends a larger share of the step in
-memory-bound work.  The fit puts that share low for large-batch training (a few per cent of the
-step), so H200 trains only a few per cent faster than H100 on long compute-bound steps and more
-where bandwidth binds (small micro-batches, QLoRA dequantisation, the optimizer update).
+The default MFU per GPU class, precision and method is :func:`long_step_mfu` (a 7B Llama at
+4,096 tokens, long steps, no communication; the estimate's notes print the figure for the actual
+model); the published runs it is checked against are in tests/evidence/perf_cases.py (the
+per-GPU table and the refit's bounds: docs/evidence.md).  LoRA's MFU is lower because the
+attention share of LoRA's 4N model FLOPs is larger; fine-tuning stacks also carry a host-side
+floor per layer (LAYER_OVERHEAD_FINETUNE_S) that only short micro-batches feel.  E (GEMM
+efficiency) and C_ACT (memory-bound bytes) together give each GPU its MFU: a GPU with more FLOPs
+per byte of bandwidth spends a larger share of the step in memory-bound work.  The fit puts that
+share low for large-batch training (a few per cent of the step), so H200 trains only a few per
+cent faster than H100 on long compute-bound steps and more where bandwidth binds (small
+micro-batches, QLoRA dequantisation, the optimizer update).
 
 FP8 only speeds up the FP8 linears: their FLOPs run ``FP8_GEMM_SPEEDUP`` times faster (not 2x:
 FP8 GEMMs reach a lower share of their peak and add quantisation casts), attention and
