@@ -547,6 +547,11 @@ class ModelPreset(Record):
     published_params_b: ParamsB = Field(description="total parameters, billions")
     published_active_params_b: ParamsB | None = None
     hf_id: str | None = None
+    # The format the checkpoint's weights are stored in, from its config.json
+    # quantization_config (engine.model.checkpoint): "fp8" for an FP8 checkpoint, None when
+    # unstated or not one of slotwise's precisions; ``stored_format`` says what was found.
+    stored_precision: Literal["fp8"] | None = None
+    stored_format: str | None = Field(None, max_length=300)
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelPreset:

@@ -189,7 +189,7 @@ def to_markdown(
     # --- workload
     wl = build.workload
     if wl is not None:
-        out += ["## Workload", "", _workload_line(wl), "", _verdict(report, catalog), ""]
+        out += ["## Workload", "", _workload_line(wl, report), "", _verdict(report, catalog), ""]
 
     if cluster is not None:
         out += _cluster_section(cluster, currency)
@@ -221,11 +221,25 @@ _METHOD_WORDS = {
 }
 
 
-def _workload_line(wl: Workload) -> str:
+def _precision_words(wl: Workload, report: Report) -> str:
+    """The precision as estimated: a chosen one, or what "auto" resolved to (the engine's
+    decision, engine.estimate.checkpoint, carried by the estimate's assumptions)."""
+    if wl.precision != "auto":
+        return wl.precision
+    est = report.estimate
+    if est is None:
+        return "precision auto"
+    if est.assumptions.precision_note and est.assumptions.precision != "bf16":
+        return f"{est.assumptions.precision} (auto: the checkpoint's stored format)"
+    return f"{est.assumptions.precision} (auto)"
+
+
+def _workload_line(wl: Workload, report: Report) -> str:
     """The job in words: the model's name (never a path), the method, the precision, and the
     training fields only for a training job."""
     line = (
-        f"{cell(model_name(wl))}: {_METHOD_WORDS.get(wl.method, wl.method)}, {wl.precision}, "
+        f"{cell(model_name(wl))}: {_METHOD_WORDS.get(wl.method, wl.method)}, "
+        f"{_precision_words(wl, report)}, "
         f"sequence length {wl.seq_len:,}"
     )
     if wl.method != "inference":
@@ -307,7 +321,7 @@ def engineering_notes(
     wl = build.workload
     if wl is not None:
         named = wl.model or wl.config or (wl.arch or {}).get("hub_id") or model_name(wl)
-        out += ["## Workload source", "", f"{cell(str(named))}: {_workload_line(wl)}", ""]
+        out += ["## Workload source", "", f"{cell(str(named))}: {_workload_line(wl, report)}", ""]
     lanes = [b for b in report.budgets if b.name.startswith("lanes:")]
     if lanes:
         out += ["## PCIe lanes", "", "| Root | Used | Available | Detail |"]

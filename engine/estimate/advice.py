@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from slotwise.engine.estimate.checkpoint import served_workload
 from slotwise.engine.estimate.constants import GIB
 from slotwise.engine.estimate.fit import layout_memory, usable_bytes
 from slotwise.engine.inputs import ref
@@ -31,6 +32,7 @@ def suggest_changes(workload: Workload, gpu: Gpu, gpus: int, *, arch: ModelPrese
 
     Each alternative is re-estimated, so the advice is never a guess.
     """
+    workload, _ = served_workload(workload, arch)  # "auto" precision (engine.estimate.checkpoint)
     counts = count_params(arch)
     cap = usable_bytes(gpu)
     out: list[Advice] = []

@@ -1,99 +1,62 @@
-"""What a config.json says about the stored weights: the precision inference serves them in.
+"""How a workload's weights are served: the one decision on "auto" precision.
 
-A checkpoint quantized ahead of time says so in its config.json ``quantization_config``; the
-serving stacks (vLLM, SGLang, transformers) then keep the weights in that format on the GPU:
+A workload whose precision is ``"auto"`` (not chosen by the user: the CLI without
+``--precision``, the app's "auto", a BOM saying ``precision = "auto"``) is estimated in
 
-* ``"quant_method": "fp8"`` (DeepSeek-V3 / R1 block-wise FP8, transformers ``FineGrainedFP8``,
-  vLLM ``Fp8Config``) and ``"fbgemm_fp8"`` (Meta's Llama 3.1 405B FP8): 1 byte per weight;
-* ``"compressed-tensors"`` (llm-compressor, Neural Magic / Red Hat) with 8-bit float weights in
-  its ``config_groups`` (``{"weights": {"type": "float", "num_bits": 8}}``): 1 byte per weight;
-* 4-bit formats (``gptq``, ``awq``, ``bitsandbytes`` 4-bit, compressed-tensors int4) have no
-  ``--precision`` in slotwise; the caller is told the estimate is for the precision it used.
+* FP8 for inference of a checkpoint stored in FP8 (its config.json ``quantization_config``,
+  read by :mod:`engine.model.checkpoint` when the model is resolved): vLLM, SGLang and
+  transformers keep such weights in FP8 on the GPU (vLLM ``Fp8Config`` / fbgemm_fp8 / the
+  compressed-tensors FP8 scheme);
+* bf16 otherwise, and always for training: fine-tuning recipes load an FP8 checkpoint
+  dequantized to bf16 (transformers ``FineGrainedFP8`` dequantizes for training; torchtune and
+  Unsloth load the bf16 weights).
 
-Only inference uses this default: fine-tuning recipes load such checkpoints dequantized to bf16.
+A precision the user chose is kept.  :func:`engine.estimate.estimate` and
+:func:`engine.estimate.suggest_changes` call :func:`served_workload` first, so ``validate``,
+``estimate``, ``suggest``, ``compare``, the app and the exports all estimate the same thing, and
+the estimate's assumptions say what was decided and why.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from slotwise.engine.inputs import ref
+from slotwise.engine.model.checkpoint import CheckpointFormat, checkpoint_format
 
-FP8_METHODS = frozenset({"fp8", "fbgemm_fp8"})
-FOUR_BIT_METHODS = frozenset({"gptq", "awq", "aqlm", "hqq", "eetq", "bitnet"})
-
-
-@dataclass(frozen=True)
-class CheckpointFormat:
-    """``precision`` is the slotwise precision the weights are stored in (None: not one of ours
-    or not stated); ``note`` says what was found, for the user."""
-
-    precision: str | None
-    note: str | None
+__all__ = ["CheckpointFormat", "checkpoint_format", "served_precision", "served_workload"]
 
 
-def _compressed_tensors_bits(qc: dict[str, Any]) -> tuple[str | None, int | None]:
-    groups = qc.get("config_groups")
-    if not isinstance(groups, dict):
-        return None, None
-    for group in groups.values():
-        weights = group.get("weights") if isinstance(group, dict) else None
-        if isinstance(weights, dict):
-            kind = weights.get("type")
-            bits = weights.get("num_bits")
-            return (kind if isinstance(kind, str) else None), (
-                bits if isinstance(bits, int) else None
+def served_precision(workload: Any, arch: Any) -> tuple[str, str | None]:
+    """(the precision ``workload`` is estimated in, the decision in words or None)."""
+    if workload.precision != "auto":
+        return workload.precision, None
+    stored = getattr(arch, "stored_precision", None)
+    found = getattr(arch, "stored_format", None)
+    if workload.training:
+        if stored:
+            return "bf16", (
+                f"precision auto: trained in bf16 (the {found or stored + ' checkpoint'} is "
+                f"loaded dequantized for training; set {ref('precision')} to choose)"
             )
-    return None, None
-
-
-def checkpoint_format(cfg: dict[str, Any]) -> CheckpointFormat:
-    """The stored-weight format of a config.json (see the module docstring)."""
-    qc = cfg.get("quantization_config")
-    if not isinstance(qc, dict):
-        text = cfg.get("text_config")
-        if isinstance(text, dict) and isinstance(text.get("quantization_config"), dict):
-            qc = text["quantization_config"]
-        else:
-            return CheckpointFormat(None, None)
-    method = str(qc.get("quant_method") or "").lower()
-    if method in FP8_METHODS:
-        return CheckpointFormat("fp8", f"config.json quantization_config: {method} weights")
-    if method == "compressed-tensors":
-        kind, bits = _compressed_tensors_bits(qc)
-        if kind == "float" and bits == 8:
-            return CheckpointFormat("fp8", "config.json quantization_config: FP8 weights")
-        if bits is not None and bits <= 4:
-            return CheckpointFormat(None, f"config.json quantization_config: {bits}-bit weights")
-        return CheckpointFormat(None, None)
-    if method == "bitsandbytes" and qc.get("load_in_4bit"):
-        return CheckpointFormat(None, "config.json quantization_config: bitsandbytes 4-bit")
-    if method in FOUR_BIT_METHODS:
-        bits = qc.get("bits") or qc.get("w_bit") or qc.get("nbits")
-        shown = f"{bits}-bit " if isinstance(bits, int) else ""
-        return CheckpointFormat(None, f"config.json quantization_config: {shown}{method} weights")
-    return CheckpointFormat(None, None)
-
-
-def served_workload(workload: Any, cfg: dict[str, Any] | None) -> tuple[Any, str | None]:
-    """(the workload as it is served, a note or None): inference of a checkpoint stored in FP8
-    serves FP8 weights, unless the workload states its precision explicitly (a precision the
-    user set is kept).  The one place this is decided; the CLI, the app, ``validate`` and
-    ``suggest`` all estimate what it returns."""
-    if workload.training or not workload.config or cfg is None:
-        return workload, None
-    if "precision" in workload.model_fields_set:
-        return workload, None
-    fmt = checkpoint_format(cfg)
-    if fmt.precision:
-        note = (
-            f"{fmt.note}: estimating {fmt.precision} inference (set {ref('precision')} to override)"
+        return "bf16", None
+    if stored:
+        return stored, (
+            f"served in {stored.upper()} because the checkpoint is stored in {stored.upper()} "
+            f"({found}); set {ref('precision')} to override"
         )
-        return workload.model_copy(update={"precision": fmt.precision}), note
-    if fmt.note:
-        return workload, (
-            f"{fmt.note}: slotwise has no 4-bit serving precision, so the weights are estimated "
-            f"in {workload.precision} (several times what the checkpoint needs)"
+    if found:
+        return "bf16", (
+            f"{found}: slotwise has no 4-bit serving precision, so the weights are estimated "
+            "in bf16 (several times what the checkpoint needs)"
         )
-    return workload, None
+    return "bf16", None
+
+
+def served_workload(workload: Any, arch: Any) -> tuple[Any, str | None]:
+    """(the workload as it is estimated, the decision in words or None): ``"auto"`` precision
+    resolved against the model's stored format (see the module docstring)."""
+    precision, note = served_precision(workload, arch)
+    if precision != workload.precision:
+        workload = workload.model_copy(update={"precision": precision})
+    return workload, note

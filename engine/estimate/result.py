@@ -22,6 +22,11 @@ class Assumptions(BaseModel):
     interconnect: str | None = None
     dp_overlap: float = DP_OVERLAP
     tp_overlap: float = TP_OVERLAP
+    #: The precision the weights were estimated in: the workload's, or what "auto" resolved to
+    #: (engine.estimate.checkpoint.served_workload; the decision is the first of ``notes``).
+    precision: str = "bf16"
+    #: Why, when "auto" was resolved against the checkpoint's stored format (None otherwise).
+    precision_note: str | None = None
 
 
 class Estimate(BaseModel):
@@ -88,6 +93,8 @@ class Estimate(BaseModel):
                 "mbu": self.assumptions.mbu,
                 "notes": list(self.assumptions.notes),
                 "mfu_basis": self.assumptions.mfu_basis,
+                "precision": self.assumptions.precision,
+                "precision_note": self.assumptions.precision_note,
                 "interconnect": self.assumptions.interconnect,
                 "dp_overlap": self.assumptions.dp_overlap,
                 "tp_overlap": self.assumptions.tp_overlap,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from slotwise.engine.estimate.checkpoint import served_workload
 from slotwise.engine.estimate.compute import flops_per_token, peak_flops
 from slotwise.engine.estimate.constants import (
     CUDA_CONTEXT_BYTES,
@@ -51,6 +52,8 @@ def estimate(
     gpus = max(1, int(gpus))
     gpus_per_server = max(1, int(gpus_per_server))
     links = links or default_links(gpu, gpus_per_server)
+    # "auto" precision: the checkpoint's stored format decides (engine.estimate.checkpoint)
+    workload, served_note = served_workload(workload, arch)
     counts = count_params(arch)
     cap = gpu_capacity_bytes(gpu)
     usable = usable_bytes(gpu)
@@ -59,6 +62,8 @@ def estimate(
         gpus_per_server=gpus_per_server, cap=usable,
     )  # fmt: skip
     mem = with_range(mem, workload, gpus, arch, counts)
+    if served_note:
+        notes.insert(0, served_note)
     fits = mem.total_bytes <= usable
     needed = gpus if fits and gpus == 1 else min_gpus(workload, gpu, arch=arch, counts=counts)
     if fits and (needed is None or needed > gpus):
@@ -162,6 +167,8 @@ def estimate(
             mbu=mbu,
             notes=tuple(notes),
             mfu_basis=basis,
+            precision=workload.precision,
+            precision_note=served_note,
             interconnect=(links.describe(math.ceil(used / gpus_per_server)) if used > 1 else None),
         ),
     )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from slotwise.engine.inputs import ref as input_ref
 from slotwise.engine.model.arch import ArchConfigError, arch_from_config
+from slotwise.engine.model.checkpoint import checkpoint_format
 from slotwise.engine.names import close_names
 from slotwise.parts.safe_io import (
     MAX_CONFIG_BYTES,
@@ -226,6 +227,11 @@ def _arch(
             "the model's published config.json."
         ) from exc
     warnings = [*(warnings or []), *found]
+    fmt = checkpoint_format(cfg)
+    if fmt.note:
+        preset = preset.model_copy(
+            update={"stored_precision": fmt.precision, "stored_format": fmt.note}
+        )
     if warnings:
         notes = " ".join(filter(None, [preset.notes, "Warnings: " + "; ".join(warnings) + "."]))
         preset = preset.model_copy(update={"notes": notes})

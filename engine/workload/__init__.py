@@ -25,7 +25,7 @@ from slotwise.engine.workload.kinds import (
     Offload,
     Optimizer,
     Parallel,
-    Precision,
+    PrecisionChoice,
     ServingEngine,
 )
 from slotwise.parts.bounds import (
@@ -48,7 +48,7 @@ from slotwise.parts.safe_io import shorten_text
 
 # The values each choice accepts, for the front ends (the CLI's choices, the app's selects).
 METHODS: tuple[str, ...] = get_args(Method)
-PRECISIONS: tuple[str, ...] = get_args(Precision)
+PRECISIONS: tuple[str, ...] = get_args(PrecisionChoice)
 OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
 OFFLOADS: tuple[str, ...] = get_args(Offload)
 SERVING_ENGINES: tuple[str, ...] = get_args(ServingEngine)
@@ -88,7 +88,10 @@ class Workload(BaseModel):
     # (engine.bom.workload_snapshot), with "name", "hub_id" and "hub_revision" beside the fields.
     arch: dict[str, JsonValue] | None = None
     method: Method = "inference"
-    precision: Precision = "bf16"
+    # "auto": not chosen, the stored checkpoint's format decides (FP8 checkpoints serve FP8,
+    # engine.estimate.checkpoint.served_workload); a BOM keeps "auto" so a reopened file can
+    # tell it from a chosen bf16.  The default stays bf16 for callers of the engine API.
+    precision: PrecisionChoice = "bf16"
     optimizer: Optimizer = "adamw"
     offload: Offload = "none"
     seq_len: ContextTokens = 2048

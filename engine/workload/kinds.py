@@ -9,6 +9,9 @@ from typing import Literal
 
 Method = Literal["inference", "lora", "qlora", "full", "pretrain"]
 Precision = Literal["bf16", "fp16", "fp32", "fp8"]
+#: A workload's precision as given: one of ``Precision``, or "auto" (not chosen: inference of a
+#: checkpoint stored in FP8 serves FP8, everything else bf16; engine.estimate.checkpoint decides).
+PrecisionChoice = Literal["auto", "bf16", "fp16", "fp32", "fp8"]
 Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
 Offload = Literal["none", "optimizer", "params"]
 Parallel = Literal["ddp", "zero1", "zero2", "zero3"]

@@ -12,15 +12,11 @@ import argparse
 from slotwise.engine.check.sizing import size_servers
 from slotwise.engine.check.verdict import TIGHT_ADVICE, context_overrun, memory_fit
 from slotwise.engine.estimate import Estimate, estimate, suggest_changes
-from slotwise.engine.estimate.checkpoint import served_workload
+from slotwise.engine.estimate.checkpoint import served_precision
 from slotwise.engine.estimate.constants import DEFAULT_GPUS_PER_SERVER, GIB
 from slotwise.engine.estimate.layout import tp_problem, valid_tp_sizes
 from slotwise.engine.model.params import lora_target_names
-from slotwise.engine.model.resolve import (
-    ModelResolveError,
-    config_dict,
-    resolve_arch_with_warnings,
-)
+from slotwise.engine.model.resolve import ModelResolveError, resolve_arch_with_warnings
 from slotwise.engine.names import close_names
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Gpu, ModelPreset
@@ -89,14 +85,12 @@ def _resolve(args, workload, catalog) -> tuple[ModelPreset, list[str]]:
         raise UsageError(str(exc)) from None
 
 
-def _serving_precision(args, workload, warnings: list[str]):
-    """How the checkpoint is served (engine.estimate.checkpoint.served_workload decides)."""
-    if workload.method != "inference" or not workload.config:
-        return workload
-    served, note = served_workload(workload, config_dict(workload.config))
+def _say_precision(workload, arch, warnings: list[str]) -> None:
+    """What "auto" precision resolved to, as a warning line (engine.estimate.checkpoint decides;
+    the estimate's assumptions carry the same line)."""
+    _, note = served_precision(workload, arch)
     if note:
         warnings.append(note)
-    return served
 
 
 def _on_bom(args, catalog: Catalog):
@@ -133,12 +127,13 @@ def run(args: argparse.Namespace) -> int:
     if args.bom:
         workload, gpu, est, sizing = _on_bom(args, catalog)
         arch, warnings = _resolve(args, workload, catalog)
+        _say_precision(workload, arch, warnings)
         advice = [] if est.fits else suggest_changes(workload, gpu, est.gpus, arch=arch)
         return _output(args, est, sizing, workload, arch, gpu, warnings, advice)
     workload = workload_from_args(args)
     gpu = find_gpu(catalog, args.gpu)
     arch, warnings = _resolve(args, workload, catalog)
-    workload = _serving_precision(args, workload, warnings)
+    _say_precision(workload, arch, warnings)
     overrun = context_overrun(workload, arch.max_position_embeddings, arch.sku)
     if overrun:
         warnings.append(overrun)
@@ -160,7 +155,7 @@ def _output(args, est, sizing, workload, arch, gpu, warnings, advice) -> int:
         data["sizing"] = sizing.to_json() if sizing is not None else None
         data["model"] = arch.sku
         data["method"] = workload.method
-        data["precision"] = workload.precision
+        data["precision"] = est.assumptions.precision  # "auto" resolved by the engine
         data["warnings"] = warnings
         data["advice"] = [
             {"change": a.change, "total_bytes": round(a.gib_per_gpu * GIB), "fits": a.fits}
@@ -240,7 +235,7 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
     """The human-readable report: breakdown table, verdict, what to change, time, assumptions."""
     m = est.memory_per_gpu
     lines = [
-        f"{arch.sku}: {workload.method}, {workload.precision}, seq {workload.seq_len} x "
+        f"{arch.sku}: {workload.method}, {est.assumptions.precision}, seq {workload.seq_len} x "
         f"micro-batch {workload.micro_batch}"
         + (f", LoRA r={workload.lora_rank} on {lora_target_names(arch, workload.lora_targets)}"
            if workload.method in ("lora", "qlora") else ""),

@@ -139,13 +139,11 @@ def run(args: argparse.Namespace) -> int:
     catalog = get_catalog(args)
     prices = _load_prices(args)
     arch, warnings = _resolve(args, workload, catalog)
-    if workload.config and not workload.training:
-        from slotwise.engine.estimate.checkpoint import served_workload
-        from slotwise.engine.model.resolve import config_dict
+    from slotwise.engine.estimate.checkpoint import served_precision
 
-        workload, note = served_workload(workload, config_dict(workload.config))
-        if note:
-            warnings.append(note)
+    served, note = served_precision(workload, arch)  # the engine decides; words only here
+    if note:
+        warnings.append(note)
     cons_fields = {
         "chassis": tuple(args.chassis),
         "gpus": tuple(args.gpu),
@@ -192,7 +190,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(cli_words("".join(f"note: {n}\n" for n in result.notes)))
             sys.stderr.write(cli_words(_nothing_fits(result)))
     else:
-        print(cli_words(render(result, workload, arch.sku, warnings, tcos, written, prices)))
+        shown = workload.model_copy(update={"precision": served})  # the header's precision
+        print(cli_words(render(result, shown, arch.sku, warnings, tcos, written, prices)))
     return 0 if result.ok else 1
 
 

@@ -212,7 +212,12 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         default=None,
         help="override one trainer-profile field, e.g. --set nf4_keeps_input=true (repeatable)",
     )
-    g.add_argument("--precision", choices=PRECISIONS, default=None, help="default: bf16")
+    g.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default=None,
+        help="default: auto (FP8 to serve an FP8-stored checkpoint, else bf16)",
+    )
     g.add_argument("--optimizer", choices=OPTIMIZERS, default=None, help="default: adamw")
     g.add_argument("--offload", choices=OFFLOADS, default=None, help="default: none")
     g.add_argument(
@@ -352,7 +357,8 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
             "no model given: name a preset with --model (see `slotwise parts --kind model`) "
             "or a config.json path / Hugging Face id with --config"
         )
-    fields: dict = {"model": model, "config": config}
+    # no --precision: "auto", the checkpoint's stored format decides (engine.estimate.checkpoint)
+    fields: dict = {"model": model, "config": config, "precision": "auto"}
     for dest in (
         "method",
         "precision",

@@ -146,7 +146,7 @@ class WorkloadForm(Vertical):
             )
             yield Label("Precision")
             yield Select(
-                [(p, p) for p in PRECISIONS], value="bf16", allow_blank=False, id="wl-precision"
+                [(p, p) for p in PRECISIONS], value="auto", allow_blank=False, id="wl-precision"
             )
             yield Label("Sequence length")
             yield Input("2048", type="integer", id="wl-seq")
@@ -206,7 +206,8 @@ class WorkloadForm(Vertical):
     def load(self, w: Workload | None) -> None:
         """Show ``w`` in the fields without posting Changed."""
         with self.prevent(Input.Changed, Select.Changed):
-            w = w or Workload()
+            # a new workload's precision is "auto": the checkpoint's format decides (engine)
+            w = w or Workload(precision="auto")
             self._loaded = w
             ids = {v for _, v in self.presets}
             self.query_one("#wl-model", Select).value = w.model if w.model in ids else Select.NULL
