@@ -92,10 +92,10 @@ def test_every_engine_entry_point_gives_the_same_precision(catalog):
     direct = estimate(w, gpu, via_report.gpus, arch=arch, gpus_per_server=via_report.gpus)
     assert direct.assumptions.precision == via_report.assumptions.precision == "fp8"
     assert direct.memory_per_gpu.weights_bytes == via_report.memory_per_gpu.weights_bytes
-    labels = [label for label, _, _ in suggest_changes(w, gpu, 1, arch=arch)]
+    labels = [a.change for a in suggest_changes(w, gpu, 1, arch=arch)]
     assert "serve in FP8" not in labels
     bf16 = w.model_copy(update={"precision": "bf16"})
-    assert "serve in FP8" in [label for label, _, _ in suggest_changes(bf16, gpu, 1, arch=arch)]
+    assert "serve in FP8" in [a.change for a in suggest_changes(bf16, gpu, 1, arch=arch)]
 
 
 def test_a_bom_keeps_auto_apart_from_a_chosen_bf16(catalog):
