@@ -65,19 +65,21 @@ class ResidualsFile(BaseModel):
     no_trainer: ResidualQuantiles
 
 
+_REGENERATE = (
+    "regenerate it with the memory bench (bench/memory_accuracy.py: fit the ranges, write)"
+)
+
+
 @cache
 def load_residuals(path: Path = RESIDUALS_FILE) -> ResidualsFile:
     try:
         data = ResidualsFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
     except (OSError, tomllib.TOMLDecodeError, ValueError) as exc:
-        raise ValueError(
-            f"{path}: {exc}; regenerate it with python bench/memory_accuracy.py --fit-ranges "
-            "--write"
-        ) from None
+        raise ValueError(f"{path}: {exc}; {_REGENERATE}") from None
     if tuple(data.quantiles) != RESIDUAL_QUANTILES:
         raise ValueError(
             f"{path}: quantiles {data.quantiles}, this slotwise uses {RESIDUAL_QUANTILES}; "
-            "regenerate it with python bench/memory_accuracy.py --fit-ranges --write"
+            + _REGENERATE
         )
     return data
 
