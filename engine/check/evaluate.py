@@ -67,30 +67,45 @@ def _in_slot_order(build: Build, catalog: Catalog) -> Build:
     """The build with its cards, bridges and drives in the chassis manual's order (unknown ids
     after, by name), as a BOM lists them (engine.bom.items.canonical_build): the report reads
     the same however the parts were placed, so a build in the app and the same build reopened
-    from its BOM give the same findings."""
+    from its BOM give the same findings.  A build already in that order (the usual case: the
+    app and the BOM reader keep it) is returned as it is, without copying anything."""
     ch = catalog.chassis.get(build.chassis)
-    pos = {s.id: i for i, s in enumerate(ch.slots)} if ch else {}
-    bays = {b.id: i for i, b in enumerate(ch.drive_bays)} if ch else {}
+    if ch is not None:
+        idx = chassis_index(catalog, ch)
+        pos, bays = idx.slot_order, idx.bay_order
+    else:
+        pos, bays = {}, {}
+    n_pos, n_bays = len(pos), len(bays)
 
     def sk(sid: str) -> tuple[int, str]:
-        return (pos.get(sid, len(pos)), sid)
+        return (pos.get(sid, n_pos), sid)
 
-    slots = {sid: build.slots[sid] for sid in sorted(build.slots, key=sk)}
-    bridges = tuple(
-        sorted(
-            (
-                br.model_copy(update={"slots": tuple(sorted(br.slots, key=sk))})
-                for br in build.bridges
-            ),
-            key=lambda br: ([sk(s) for s in br.slots], br.sku, br.count),
-        )
+    order = sorted(build.slots, key=sk)
+    slots_moved = order != list(build.slots)
+    bridges_moved = False
+    fits = []
+    for br in build.bridges:
+        in_order = tuple(sorted(br.slots, key=sk))
+        if in_order != br.slots:
+            br = br.model_copy(update={"slots": in_order})
+            bridges_moved = True
+        fits.append(br)
+    bridges = sorted(fits, key=lambda br: ([sk(s) for s in br.slots], br.sku, br.count))
+    bridges_moved = bridges_moved or any(
+        a is not b for a, b in zip(bridges, build.bridges, strict=True)
     )
-    drives = tuple(
-        sorted(build.drives, key=lambda d: (bays.get(d.bay, len(bays)), d.bay, d.sku, d.count))
-    )
-    if list(slots) == list(build.slots) and bridges == build.bridges and drives == build.drives:
+    drives = sorted(build.drives, key=lambda d: (bays.get(d.bay, n_bays), d.bay, d.sku, d.count))
+    drives_moved = any(a is not b for a, b in zip(drives, build.drives, strict=True))
+    if not (slots_moved or bridges_moved or drives_moved):
         return build
-    return build.model_copy(update={"slots": slots, "bridges": bridges, "drives": drives})
+    update: dict[str, object] = {}
+    if slots_moved:
+        update["slots"] = {sid: build.slots[sid] for sid in order}
+    if bridges_moved:
+        update["bridges"] = tuple(bridges)
+    if drives_moved:
+        update["drives"] = tuple(drives)
+    return build.model_copy(update=update)
 
 
 def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -> Report:

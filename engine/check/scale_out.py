@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from slotwise.engine.check.rules.context import Ctx, engine_cache
+from slotwise.engine.check.rules.context import Ctx, engine_cache, workload_key
 from slotwise.engine.check.rules.network import HGX_MIN_GBPS, PCIE_MIN_GBPS, fast_nic, nic_slots
 from slotwise.engine.check.sizing import Fabric, Sizing, size_servers
 from slotwise.engine.estimate.links import Links
@@ -63,14 +63,14 @@ def build_sizing(
     arch: ModelPreset,
     links: Links,
     fabric: Fabric,
+    wkey: Any = None,
 ) -> Sizing:
-    """``size_servers`` for this build, memoized per (workload, GPU, count, links, fabric)."""
+    """``size_servers`` for this build, memoized per (workload, GPU, count, links, fabric);
+    ``wkey`` is the workload's memo key (engine.check.rules.context.workload_key)."""
     memo = engine_cache(ctx.catalog).setdefault("sizing_memo", {})
-    try:
-        key: Any = (workload, gpu.sku, count, links, fabric)
-        hash(key)
-    except TypeError:  # arch dicts are not hashable
-        key = (workload.model_dump_json(), gpu.sku, count, links, fabric)
+    if wkey is None:
+        wkey = workload_key(ctx.catalog, workload)
+    key = (wkey, gpu.sku, count, links, fabric)
     hit = memo.get(key)
     if hit is None:
         hit = size_servers(workload, gpu, count, arch=arch, links=links, fabric=fabric)

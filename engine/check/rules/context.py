@@ -38,6 +38,7 @@ class ChassisIndex:
     slot: dict[str, Slot]
     root: dict[str, Root]
     slot_order: dict[str, int]
+    bay_order: dict[str, int]  # drive bay id -> its place in the chassis record
     slots_of_root: dict[str, tuple[str, ...]]
     children_of_root: dict[str, tuple[str, ...]]
     covered_by: dict[str, tuple[str, ...]]  # slot -> slots whose double-width card covers it
@@ -73,6 +74,7 @@ def _build_index(ch: Chassis) -> ChassisIndex:
         slot=slot,
         root=root,
         slot_order={s.id: i for i, s in enumerate(ch.slots)},
+        bay_order={b.id: i for i, b in enumerate(ch.drive_bays)},
         slots_of_root={k: tuple(v) for k, v in slots_of_root.items()},
         children_of_root={k: tuple(v) for k, v in children.items()},
         covered_by={k: tuple(v) for k, v in covered_by.items()},
@@ -90,6 +92,30 @@ def chassis_index(catalog: Catalog, ch: Chassis) -> ChassisIndex:
         idx = _build_index(ch)
         cache[key] = idx
     return idx
+
+
+_KEYS_MAX = 256
+
+
+def workload_key(catalog: Catalog, wl: Workload) -> Any:
+    """A hashable key equal for equal workloads (the estimate and sizing memos key on it): the
+    workload itself when it hashes, else its JSON (a workload with a dict field, such as trainer
+    overrides, does not hash).  The JSON is remembered per workload *instance* on the catalog's
+    engine cache (the instance is held, so its id is not reused): a build re-evaluated after an
+    edit keeps its workload object, and serialising it on every keystroke is the costly part."""
+    keys = engine_cache(catalog).setdefault("workload_keys", {})
+    hit = keys.get(id(wl))
+    if hit is not None and hit[0] is wl:
+        return hit[1]
+    try:
+        hash(wl)
+        key: Any = wl
+    except TypeError:
+        key = wl.model_dump_json()
+    if len(keys) >= _KEYS_MAX:
+        keys.clear()
+    keys[id(wl)] = (wl, key)
+    return key
 
 
 @dataclass
@@ -113,6 +139,8 @@ class Ctx:
     # Filled by workload_fit, read by network: the estimator's result and the GPU it used.
     estimate: Estimate | None = None
     estimate_gpu: Gpu | None = None
+    # Filled by workload_fit: the links (topology) of the GPUs it sized, derived once per call.
+    links: Any = None
     # Filled by workload_fit: the one sizing answer (engine.check.sizing.Sizing) for this build.
     sizing: Any = None
     findings: list[Finding] = field(default_factory=list)

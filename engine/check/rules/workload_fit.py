@@ -16,7 +16,7 @@ from typing import Any
 from slotwise.engine.build.edits import Place
 from slotwise.engine.check.report import Budget
 from slotwise.engine.check.rules.common import finding
-from slotwise.engine.check.rules.context import Ctx, engine_cache, is_wide
+from slotwise.engine.check.rules.context import Ctx, engine_cache, is_wide, workload_key
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.engine.check.rules.slots import find_destination
 from slotwise.engine.check.scale_out import build_sizing, fabric_of
@@ -50,14 +50,6 @@ FAMILY = RuleFamily(
 
 _MEMO_MAX = 512
 GiB = 1024**3
-
-
-def _workload_key(wl) -> Any:
-    try:
-        hash(wl)
-        return wl
-    except TypeError:  # arch dicts are not hashable
-        return wl.model_dump_json()
 
 
 # (estimate, problem, alternatives, failed, max positions): ``failed`` is True when the
@@ -97,13 +89,12 @@ def build_links_of(ctx: Ctx, gpu: Gpu, count: int, nic_gbps_total: float | None 
     )
 
 
-def _run_estimate(ctx: Ctx, gpu: Gpu, count: int) -> Outcome:
+def _run_estimate(ctx: Ctx, gpu: Gpu, count: int, links: Links, wkey: Any) -> Outcome:
     """(Estimate or None, problem or None, re-estimated alternatives when it does not fit);
     memoized per (workload, GPU, count, links)."""
     cache = engine_cache(ctx.catalog)
     memo = cache.setdefault("estimate_memo", {})
-    links = build_links_of(ctx, gpu, count)
-    key = (_workload_key(ctx.workload), gpu.sku, count, links)
+    key = (wkey, gpu.sku, count, links)
     hit = memo.get(key)
     if hit is not None:
         return hit
@@ -227,7 +218,10 @@ def check(ctx: Ctx) -> None:
         )
         return
     _tensor_parallel(ctx, n)
-    est, problem, alts, failed, positions = _run_estimate(ctx, gpu, n)
+    # The build's links and the workload's key, once for the estimate and the sizing.
+    links = ctx.links = build_links_of(ctx, gpu, n)
+    wkey = workload_key(ctx.catalog, wl)
+    est, problem, alts, failed, positions = _run_estimate(ctx, gpu, n, links, wkey)
     _context_length(ctx, positions)
     if est is None and failed:
         ctx.add(
@@ -252,7 +246,7 @@ def check(ctx: Ctx) -> None:
         return
     ctx.estimate = est
     ctx.estimate_gpu = gpu
-    ctx.sizing = _sizing(ctx, wl, gpu, n)
+    ctx.sizing = _sizing(ctx, wl, gpu, n, links, wkey)
     mem = est.memory_per_gpu
     capacity = float(est.gpu_memory_bytes)
     # capacity less the allocator-fragmentation margin and the CUDA context
@@ -335,15 +329,14 @@ def check(ctx: Ctx) -> None:
     _sizing_finding(ctx, gpu, n)
 
 
-def _sizing(ctx: Ctx, wl, gpu: Gpu, n: int) -> Sizing | None:
+def _sizing(ctx: Ctx, wl, gpu: Gpu, n: int, links: Links, wkey: Any) -> Sizing | None:
     """The one sizing answer for this build (engine.check.sizing via engine.check.scale_out)."""
     try:
         arch = resolve_arch(wl, ctx.catalog, offline=True)
     except ModelResolveError:
         return None
-    links = build_links_of(ctx, gpu, n)
     fabric = fabric_of(ctx, gpu, n, lambda total: build_links_of(ctx, gpu, n, total))
-    return build_sizing(ctx, wl, gpu, n, arch, links, fabric)
+    return build_sizing(ctx, wl, gpu, n, arch, links, fabric, wkey)
 
 
 def _servers_words(sizing: Sizing | None, gpu: Gpu, n: int) -> str:
