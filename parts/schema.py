@@ -376,9 +376,19 @@ class Nic(Record):
         None, description="card form factor; 'onboard' = a device built into a system board"
     )
     width_slots: WidthSlots = 1
+    cage: Literal["OSFP", "QSFP112", "QSFP56", "SFP56", "RJ45"] | None = Field(
+        None,
+        description="the port connector cage (what a transceiver or cable plugs into); "
+        "None: not verified",
+    )
     power_w: PartWatts | None = None
     power_method: str | None = Field(
         None, description="set when power_w is derived (tier C): how, and from what"
+    )
+    power_includes_modules: bool = Field(
+        False,
+        description="power_w is a vendor BOM figure taken to include the card's pluggable "
+        "modules (their quote lines then carry no power of their own)",
     )
 
 

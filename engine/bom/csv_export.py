@@ -3,13 +3,15 @@
 Columns (a Supermicro BOM's Type / PN / Desc / QTY / Power / Total Power, then prices)::
 
     line, type, part_number, maker_part_number, pn_confidence, sku, description, quantity,
-    unit_power_w, total_power_w, unit_price, extended_price, currency
+    unit_power_w, total_power_w, unit_price, extended_price, currency, power_note
 
 ``part_number`` is the orderable number (Supermicro's when a public source gives it, else the
 maker's), "PN needed" where no source gives one, "included" for a part built into the chassis;
 ``pn_confidence`` is that number's tier (A vendor document, B careful third party); ``sku`` is
 slotwise's internal id.  Power per unit is the catalog's figure (TDP / rated power), empty where
-unknown.  One row per SKU in BOM order (engine.bom.items).  RFC 4180 quoting and CRLF line ends
+unknown; ``power_note`` says why a companion line has none ("none": a cord or service draws
+none; "in the card's figure"; "not verified").  One row per SKU in BOM order (engine.bom.items),
+the companion lines and chosen services after the parts (engine.bom.companions).  RFC 4180 quoting and CRLF line ends
 (what spreadsheet and ERP importers expect); prices and watts as plain decimals with a dot.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from slotwise.engine.bom.items import line_items
 from slotwise.engine.build import Build
@@ -38,6 +40,7 @@ COLUMNS = (
     "unit_price",
     "extended_price",
     "currency",
+    "power_note",
 )
 
 
@@ -54,11 +57,12 @@ def to_csv(
     catalog: Catalog,
     prices: Mapping[str, float] | None = None,
     currency: str | None = None,
+    services: Sequence[str] = (),
 ) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(COLUMNS)
-    for n, item in enumerate(line_items(build, catalog, prices), start=1):
+    for n, item in enumerate(line_items(build, catalog, prices, services), start=1):
         w.writerow(
             (
                 n,
@@ -74,6 +78,7 @@ def to_csv(
                 _price(item.unit_price),
                 _price(item.extended_price),
                 (currency or "") if item.unit_price is not None else "",
+                item.power_cell or "",
             )
         )
     return buf.getvalue()

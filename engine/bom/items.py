@@ -8,10 +8,11 @@ CPUs, memory, GPUs/NICs in slot order, NVLink bridges, drives, PSUs.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from slotwise.engine.bom.companions import companions, priced
 from slotwise.engine.build import Build
 from slotwise.parts.catalog import Catalog, onboard_nics
 from slotwise.parts.schema import Record
@@ -36,7 +37,16 @@ TYPE_LABEL = {
     "service": "Required service",
     "cable": "Cable",
     "accessory": "Accessory",
+    "cord": "Power cord",
+    "transceiver": "Transceiver",
+    "warranty": "Warranty",
+    "onsite": "On-site service",
+    "assembly": "Assembly",
 }
+#: Kinds of the lines derived beside the parts or chosen as services (engine.bom.companions).
+COMPANION_KINDS = frozenset(
+    {"service", "cable", "accessory", "cord", "transceiver", "warranty", "onsite", "assembly"}
+)
 
 
 class LineItem(BaseModel):
@@ -59,6 +69,20 @@ class LineItem(BaseModel):
     maker_part_number: str | None = None
     # Power per unit as the catalog states it (TDP / rated figure); None: not known.
     unit_power_w: float | None = None
+    # Where unit_power_w is None, why (companion lines): "none" (draws none: a cord, a
+    # service), "in the card's figure", "not verified".
+    power_note: str | None = None
+    # A companion line: the rule that derived it and the rule's source (engineering notes).
+    basis: str | None = None
+
+    @property
+    def companion(self) -> bool:
+        return self.kind in COMPANION_KINDS
+
+    @property
+    def power_cell(self) -> str | None:
+        """The power words where there is no figure ("none", "not verified", ...)."""
+        return None if self.unit_power_w is not None else self.power_note
 
     @property
     def extended_price(self) -> float | None:
@@ -161,9 +185,14 @@ def describe(catalog: Catalog, sku: str) -> str:
 
 
 def line_items(
-    build: Build, catalog: Catalog, prices: Mapping[str, float] | None = None
+    build: Build,
+    catalog: Catalog,
+    prices: Mapping[str, float] | None = None,
+    services: Sequence[str] = (),
 ) -> list[LineItem]:
-    """One line per SKU (quantities summed), in BOM order; unit prices from ``prices``."""
+    """One line per SKU (quantities summed), in BOM order; unit prices from ``prices``.  After
+    the parts: the companion lines their rules derive and the chosen ``services``
+    (engine.bom.companions), priced only where ``prices`` has their part number."""
     prices = prices or {}
     order: list[tuple[str, str]] = []
     qty: dict[tuple[str, str], int] = {}
@@ -204,7 +233,6 @@ def line_items(
         )
         for kind, sku in order
     ]
-    items += companion_lines(items, catalog, prices)
     ch = catalog.chassis.get(build.chassis)
     built_in: dict[str, int] = {}
     for _, nic in onboard_nics(catalog, ch) if ch is not None else ():
@@ -221,40 +249,25 @@ def line_items(
         )
         for sku, n in built_in.items()
     ]
-    return items
-
-
-def companion_lines(
-    items: list[LineItem], catalog: Catalog, prices: Mapping[str, float]
-) -> list[LineItem]:
-    """The lines the vendor's BOM requires beside a part (a DPU's software-support contract and
-    aux power cable), from the part's catalog record (``companions``, each with its source):
-    ``per_unit`` per unit of the part, summed per part number, after the parts."""
-    order: list[str] = []
-    qty: dict[str, int] = {}
-    rec_of: dict[str, tuple[str, str, str, str]] = {}
-    for item in items:
-        rec = catalog.get(item.sku)
-        for c in rec.companions if rec is not None else ():
-            if c.pn not in qty:
-                order.append(c.pn)
-                qty[c.pn] = 0
-                rec_of[c.pn] = (c.kind, c.description, c.confidence, c.source)
-            qty[c.pn] += c.per_unit * item.quantity
-    return [
+    parts = [(i.sku, i.quantity) for i in items]
+    items += [
         LineItem(
-            sku=pn,
-            description=rec_of[pn][1],
-            quantity=qty[pn],
-            kind=rec_of[pn][0],
-            unit_price=prices.get(pn),
-            part_number=pn,
-            part_number_vendor="Supermicro",
-            part_number_confidence=rec_of[pn][2],
-            part_number_source=rec_of[pn][3],
+            sku=c.sku,
+            description=c.description,
+            quantity=c.quantity,
+            kind=c.kind,
+            unit_price=priced(prices, c),
+            part_number=c.pn,
+            part_number_vendor=c.vendor,
+            part_number_confidence=c.confidence,
+            part_number_source=c.source if c.pn else None,
+            unit_power_w=c.unit_power_w,
+            power_note=c.power_note,
+            basis=c.source,
         )
-        for pn in order
+        for c in companions(parts, catalog, services)
     ]
+    return items
 
 
 def parts_line(build: Build) -> str:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 
 from slotwise.engine.bom.cluster_doc import lines_markdown
+from slotwise.engine.bom.companions import NOT_VERIFIED
 from slotwise.engine.bom.config_path import exported_message
 from slotwise.engine.bom.items import (
     LineItem,
@@ -170,7 +171,7 @@ def to_markdown(
         out.append("")
 
     # --- line items
-    items = line_items(build, catalog, prices)
+    items = line_items(build, catalog, prices, meta.services)
     out += bom_table(items, currency, price_note, report)
 
     # --- power, heat and the workload's figures
@@ -311,7 +312,7 @@ def engineering_notes(
     fix, the PCIe lane budgets, the catalog to-dos, where each part number comes from and the
     estimator's notes."""
     build = canonical_build(build, catalog)
-    items = items if items is not None else line_items(build, catalog)
+    items = items if items is not None else line_items(build, catalog, services=meta.services)
     title = cell(meta.project) if meta.project else "Server build"
     out = [f"# Engineering notes: {title}", ""]
     byline = [f"catalog {cell(catalog.version)}"]
@@ -335,7 +336,8 @@ def engineering_notes(
     for i in items:
         out.append(
             f"| {cell(i.sku)} | {cell(i.pn_cell)} | {cell(i.part_number_vendor or '')} | "
-            f"{cell(i.part_number_confidence or '')} | {cell(i.part_number_source or '')} |"
+            f"{cell(i.part_number_confidence or '')} | "
+            f"{cell(i.part_number_source or i.basis or '')} |"
         )
     out.append("")
     out += ["## Findings", ""]
@@ -361,8 +363,11 @@ def engineering_notes(
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _watts(x: float | None) -> str:
-    return "—" if x is None else f"{x:,.0f}" if x >= 100 else f"{x:,.4g}"
+def _watts(x: float | None, words: str | None = None) -> str:
+    """A power cell: the figure, else the line's words ("none", "not verified" ...), else —."""
+    if x is None:
+        return cell(words) if words else "—"
+    return f"{x:,.0f}" if x >= 100 else f"{x:,.4g}"
 
 
 def bom_table(
@@ -382,7 +387,8 @@ def bom_table(
     for i in items:
         row = (
             f"| {cell(i.type_label)} | {cell(i.pn_cell)} | {cell(i.description)} | "
-            f"{i.quantity} | {_watts(i.unit_power_w)} | {_watts(i.total_power_w)} |"
+            f"{i.quantity} | {_watts(i.unit_power_w, i.power_cell)} | "
+            f"{_watts(i.total_power_w, i.power_cell)} |"
         )
         if priced:
             row += f" {_money(i.unit_price, currency)} | {_money(i.extended_price, currency)} |"
@@ -390,7 +396,11 @@ def bom_table(
     out.append("")
     known = [i.total_power_w for i in items if i.total_power_w is not None and not i.included]
     unknown = [
-        i for i in items if i.unit_power_w is None and i.kind not in ("psu", "bridge", "chassis")
+        i
+        for i in items
+        if i.unit_power_w is None
+        and i.kind not in ("psu", "bridge", "chassis")
+        and i.power_note in (None, NOT_VERIFIED)
     ]
     power = f"Power of the listed parts: {sum(known) + _included_w(items):,.0f} W"
     if unknown:
@@ -499,7 +509,15 @@ def _cluster_section(bc: BuildCluster, currency: str | None = None) -> list[str]
 def _tco_section(bt: BuildTco) -> list[str]:
     if bt.result is not None:
         md = tco_markdown(bt.result).rstrip("\n").split("\n")
-        return [md[0], "", "For this server as listed in the bill of materials.", *md[1:], ""]
+        scope = "For this server as listed in the bill of materials."
+        if bt.unpriced_companions:
+            scope = (
+                "For this server as listed in the bill of materials, without the lines the "
+                "price list does not price ("
+                + ", ".join(cell(s) for s in bt.unpriced_companions)
+                + ")."
+            )
+        return [md[0], "", scope, *md[1:], ""]
     out = ["## Total cost of ownership", ""]
     if bt.missing_prices:
         out.append(

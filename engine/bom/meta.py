@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from slotwise.engine.bom.companions import check_services, parse_services
 from slotwise.parts.plain_text import refuse_controls
 
 Clock = Callable[[], datetime]
@@ -45,6 +46,19 @@ class BomMeta(BaseModel):
     # The quote: the day it is issued and the last day its prices hold (customer document).
     quote_date: date | None = None
     valid_until: date | None = None
+    # Service lines the user chose (Supermicro codes, engine.bom.companions.SERVICES): never
+    # added unless chosen here, priced only where the price list prices the code.
+    services: tuple[str, ...] = ()
+
+    @field_validator("services", mode="before")
+    @classmethod
+    def _services(cls, v: object) -> object:
+        """Known service codes only (upper-cased, each once); a string is split on commas."""
+        if isinstance(v, str):
+            return parse_services(v)
+        if isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
+            return check_services(v)
+        return v
 
     @field_validator("quote_date", "valid_until", mode="before")
     @classmethod

@@ -257,7 +257,7 @@ def _from_data(data: dict[str, Any], r: _Reader) -> LoadedBom:
                     fix="correct the value; the build was not loaded",
                 )
         else:
-            _check_line_items(r, data, build)
+            _check_line_items(r, data, build, meta.services)
 
     return LoadedBom(
         filename=r.filename,
@@ -602,14 +602,16 @@ def _read_pricing(
     return prices, currency, note
 
 
-def _check_line_items(r: _Reader, data: dict[str, Any], build: Build) -> None:
+def _check_line_items(
+    r: _Reader, data: dict[str, Any], build: Build, services: tuple[str, ...] = ()
+) -> None:
     items = data.get("line_items")
     if not isinstance(items, list):
         return
     have = [
         (i.get("sku"), i.get("quantity")) for i in items if isinstance(i, dict)
     ]  # what the file says
-    want = [(i.sku, i.quantity) for i in line_items(build, r.catalog)]
+    want = [(i.sku, i.quantity) for i in line_items(build, r.catalog, services=services)]
     if sorted(map(repr, have)) != sorted(map(repr, want)):
         r.add(
             "bom.line_items_stale",

@@ -22,7 +22,9 @@ Layout (schema 1)::
     schema = 1
     [meta]          customer, project, engineer, created, updated (ISO 8601 UTC),
                     slotwise_version, catalog_version (the tool and catalog that wrote [summary]),
-                    quote_date, valid_until (YYYY-MM-DD, optional), notes (optional free text)
+                    quote_date, valid_until (YYYY-MM-DD, optional), notes (optional free text),
+                    services (the service lines the user chose: Supermicro codes such as
+                    "EWCSC", engine.bom.companions.SERVICES; never added otherwise)
     [chassis]       sku, description
     [environment]   input_voltage, ambient_c, redundancy, ... (engine.build.Environment fields)
     [cpu] [memory] [psu]   sku, count          [baseboard]  sku
@@ -36,7 +38,9 @@ Layout (schema 1)::
     [[line_items]]  sku, part_number ("PN needed" where no public source gives one; "included"
                     for a part built into the chassis), part_number_vendor / _confidence,
                     maker_part_number, description, quantity, unit_power_w, total_power_w,
-                    unit_price, extended_price
+                    power_note (why a companion line has no figure), unit_price,
+                    extended_price; the parts first, then the companion lines their rules
+                    derive (cords, transceivers, required lines) and the chosen services
     [summary]       errors, warnings, infos, GPUs, power, heat, [[summary.budgets]],
                     [[summary.findings]], [summary.workload]
 

@@ -164,6 +164,7 @@ def bom_document(
             "quote_date": None if meta.quote_date is None else meta.quote_date.isoformat(),
             "valid_until": None if meta.valid_until is None else meta.valid_until.isoformat(),
             "notes": meta.notes or None,
+            "services": list(meta.services) or None,
         }
     )
     ch = catalog.get(build.chassis)
@@ -189,7 +190,7 @@ def bom_document(
         # a config.json path or Hub id is stored as its architecture fields: the file answers
         # the same on a machine without that path (engine.bom.workload_snapshot)
         doc["workload"] = _model_table(self_contained(build.workload))
-    items = line_items(build, catalog, prices)
+    items = line_items(build, catalog, prices, meta.services)
     priced = [i.extended_price for i in items if i.extended_price is not None]
     if priced or currency or price_note:
         doc["pricing"] = _drop_none(
@@ -212,6 +213,7 @@ def bom_document(
                 "quantity": i.quantity,
                 "unit_power_w": _num(i.unit_power_w),
                 "total_power_w": _num(i.total_power_w),
+                "power_note": i.power_cell,
                 # an on-board part's 0 is "included with the chassis", not a price to keep
                 "unit_price": None if i.included else i.unit_price,
                 "extended_price": None if i.included else i.extended_price,

@@ -102,7 +102,9 @@ def cluster_for_build(
     node_price = None
     if prices:
         items = line_items(build, catalog, prices)
-        if all(i.unit_price is not None for i in items):
+        # the parts decide whether the node is priced; unpriced companion lines (cords,
+        # transceivers) are left out of the node price, as in tco_for_build
+        if all(i.unit_price is not None for i in items if not i.companion):
             node_price = sum(i.extended_price or 0.0 for i in items)
     spec, notes = node_spec(build, catalog, report, price=node_price)
     try:
@@ -202,6 +204,9 @@ class BuildTco(BaseModel):
     result: TcoResult | None = None
     missing_prices: tuple[str, ...] = ()
     problem: str | None = None
+    # Companion lines (cords, transceivers, required lines) the price list does not price:
+    # the purchase price leaves them out and says so.
+    unpriced_companions: tuple[str, ...] = ()
 
 
 def tco_for_build(
@@ -216,13 +221,16 @@ def tco_for_build(
 ) -> BuildTco:
     """TCO of the build as saved (one server): purchase = the sum of its priced line items.
 
-    A part without a price stops it (``missing_prices`` names them), unless ``unpriced_ok``:
+    Companion lines the price list does not price (cords, transceivers, a DPU's required lines)
+    are left out of the purchase price and named in ``unpriced_companions``.  A part without a
+    price stops it (``missing_prices`` names them), unless ``unpriced_ok``:
     then the purchase price is unknown (no break-even month) and the running costs are still
     computed, with the unpriced parts named beside the result (the app's TCO screen).  Bad
     parameters raise pydantic's ValidationError on ``TcoInputs`` (field ranges).
     """
     items = line_items(build, catalog, prices)
-    missing = tuple(i.sku for i in items if i.unit_price is None)
+    missing = tuple(i.sku for i in items if i.unit_price is None and not i.companion)
+    left_out = tuple(i.sku for i in items if i.unit_price is None and i.companion)
     if missing and not unpriced_ok:
         return BuildTco(missing_prices=missing)
     node_w = wall_power(report)
@@ -242,4 +250,4 @@ def tco_for_build(
         cloud_gpu_hour=params.cloud_gpu_hour,
         currency=currency,
     )
-    return BuildTco(result=compute_tco(inp), missing_prices=missing)
+    return BuildTco(result=compute_tco(inp), missing_prices=missing, unpriced_companions=left_out)

@@ -3,8 +3,9 @@
 toml: the canonical re-write of the BOM (the bytes the app would save; exporting it again gives
 the same bytes).  md: the customer document (build, line items with part numbers, power and
 prices, workload verdict in words, open points, assumptions; no rule ids, catalog to-dos or file
-paths); --notes FILE writes the engineering notes beside it.  csv: the line items laid out like a
-vendor BOM (type, part number, description, quantity, power, prices) for ERP import.  Without --out the result goes to stdout.  An existing
+paths); --notes FILE writes the engineering notes beside it.  Service lines (warranty, on-site
+service, assembly) are quoted only when chosen: the BOM's [meta] services or --service CODE.
+csv: the line items laid out like a vendor BOM (type, part number, description, quantity, power, prices) for ERP import.  Without --out the result goes to stdout.  An existing
 --out file is only replaced with --force (exit 2 otherwise); writes are atomic.
 
 Prices: the unit prices saved in the BOM are kept; --prices (a TOML/CSV price list or URL;
@@ -24,6 +25,7 @@ import argparse
 import sys
 
 from slotwise.engine.bom import BomExistsError, export_bom, read_bom, write_bom
+from slotwise.engine.bom.companions import SERVICES, check_services
 from slotwise.engine.bom.csv_export import to_csv
 from slotwise.engine.bom.markdown import engineering_notes, to_markdown
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK
@@ -68,6 +70,14 @@ def register(sub) -> None:
         help="price list (TOML/CSV file or URL) for unit prices; default: the BOM's own",
     )
     p.add_argument("--offline", action="store_true", help="no network: cached price list only")
+    p.add_argument(
+        "--service",
+        action="append",
+        metavar="CODE",
+        help="a service line to quote (repeat for more): "
+        + ", ".join(f"{c} ({s.kind})" for c, s in SERVICES.items())
+        + "; replaces the BOM's [meta] services for this export; 'none' quotes none",
+    )
     c = p.add_argument_group("cluster sizing (md)")
     c.add_argument(
         "--kw-per-rack",
@@ -93,6 +103,14 @@ def run(args: argparse.Namespace) -> int:
     loaded = read_bom(args.bom, catalog)
     if bad_input(loaded) or loaded.build is None:
         raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
+    meta = loaded.meta
+    if args.service is not None:
+        codes = [c for c in args.service if c.strip().lower() != "none"]
+        try:
+            services = check_services(codes)
+        except ValueError as exc:
+            raise UsageError(f"--service: {exc}") from None
+        meta = loaded.meta.model_copy(update={"services": services})
     prices, currency, note = loaded.prices, loaded.currency, loaded.price_note
     if args.prices:
         from slotwise.engine.cost.pricing import PriceError, load_prices
@@ -112,12 +130,12 @@ def run(args: argparse.Namespace) -> int:
 
     report = evaluate(loaded.build, catalog)
     if args.format == "toml":
-        text = export_bom(loaded.build, catalog, loaded.meta, report, prices, currency, note)
+        text = export_bom(loaded.build, catalog, meta, report, prices, currency, note)
     elif args.format == "md":
         text = to_markdown(
             loaded.build,
             catalog,
-            loaded.meta,
+            meta,
             report,
             prices,
             currency,
@@ -131,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             text += "\n" + _comparison(args, loaded.build, catalog)
         text = cli_words(text)  # engine text names inputs; the CLI says flags
         if args.notes:
-            notes = cli_words(engineering_notes(loaded.build, catalog, loaded.meta, report))
+            notes = cli_words(engineering_notes(loaded.build, catalog, meta, report))
             try:
                 write_bom(args.notes, notes, force=args.force)
             except BomExistsError as exc:
@@ -139,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 raise UsageError(f"{args.notes}: cannot write: {exc.strerror or exc}") from None
     else:
-        text = to_csv(loaded.build, catalog, prices, currency)
+        text = to_csv(loaded.build, catalog, prices, currency, meta.services)
 
     if not args.out:
         sys.stdout.write(text)

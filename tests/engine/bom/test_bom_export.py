@@ -120,7 +120,7 @@ def test_csv_line_items(capsys):
     assert code == 0
     assert text.startswith(
         "line,type,part_number,maker_part_number,pn_confidence,sku,description,quantity,"
-        "unit_power_w,total_power_w,unit_price,extended_price,currency\r\n"
+        "unit_power_w,total_power_w,unit_price,extended_price,currency,power_note\r\n"
     )
     rows = list(csv.DictReader(io.StringIO(text)))
     by_sku = {r["sku"]: r for r in rows}
@@ -135,8 +135,9 @@ def test_csv_line_items(capsys):
         "900-9X766-003N-SQ0",
     )
     assert nic["unit_power_w"] == "30.76"
-    # no public source gives the 2700 W unit's code: marked, never guessed
-    assert by_sku["SMCI-PSU-2700W-TITANIUM"]["part_number"] == "PN needed"
+    # the 2700 W unit's code is the community device library's (B); the bridge has none: marked
+    assert by_sku["SMCI-PSU-2700W-TITANIUM"]["part_number"] == "PWS-2K70A-1R"
+    assert by_sku["NVLINK-H200-NVL-4WAY"]["part_number"] == "PN needed"
     assert by_sku["INTEL-X710-AT2-ONBOARD"]["part_number"] == "included"
     assert by_sku["NVLINK-H200-NVL-4WAY"]["quantity"] == "2"
     assert by_sku["SMCI-PSU-2700W-TITANIUM"]["quantity"] == "4"
