@@ -145,6 +145,9 @@ class Ctx:
     sizing: Any = None
     findings: list[Finding] = field(default_factory=list)
     budgets: list[Budget] = field(default_factory=list)
+    # The node's worst-case DC draw by part (engine.check.rules.power.draw_detail), derived once
+    # per call and kept here.
+    draw: Any = None
     # Worst-case watts by component, filled by power, read by cooling (heat).
     power_w: float | None = None
     # The draw above which power.redundancy fires (known capacity, or the low-line inlet bound).

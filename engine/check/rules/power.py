@@ -106,6 +106,17 @@ class DrawDetail:
 
 
 def draw_detail(ctx: Ctx) -> DrawDetail:
+    """The node's worst-case DC draw by part (module doc): the one engine function for a
+    server's power.  The power rule, the fixes' load guard and suggest's PSU sizing (through
+    engine.check.node_power.node_draw) all read it; the wall figures (``Report.power``,
+    ``Report.wall_power_w``) are this draw over the PSU efficiency.  Computed once per context:
+    the result is kept on ``ctx.draw``."""
+    if ctx.draw is None:
+        ctx.draw = _draw_detail(ctx)
+    return ctx.draw
+
+
+def _draw_detail(ctx: Ctx) -> DrawDetail:
     b = ctx.build
     d = DrawDetail()
 

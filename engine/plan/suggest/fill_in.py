@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 
 from slotwise.engine.build import Build, DriveFit
-from slotwise.engine.check.power_model import FANS_BOARD_SHARE, usable_units
+from slotwise.engine.check.node_power import node_draw
+from slotwise.engine.check.power_model import usable_units
 from slotwise.engine.cost.pricing import PriceList
-from slotwise.engine.plan.suggest.ranking import INF, part_metric, power_of
+from slotwise.engine.plan.suggest.ranking import INF, part_metric
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Chassis, Cpu, Dimm, Psu
 
@@ -129,39 +130,11 @@ def psu_options(ch: Chassis, catalog: Catalog, voltage: str, objective: str, pri
 
 
 def draw_estimate(build: Build, catalog: Catalog) -> float:
-    """Worst-case draw for first PSU sizing: component TDP/power sums (unknown figures count 0).
-    The engine's own power budget replaces this figure once the build is evaluated."""
-    w = 0.0
-
-    def add(sku: str | None, n: int) -> None:
-        nonlocal w
-        rec = catalog.get(sku) if sku else None
-        p = power_of(rec) if rec is not None else None
-        if p:
-            w += p * n
-
-    add(build.cpu, build.cpu_count)
-    add(build.dimm, build.dimm_count)
-    for sku in build.slots.values():
-        add(sku, 1)
-    for d in build.drives:
-        add(d.sku, d.count)
-    if build.baseboard:
-        bb = catalog.baseboards.get(build.baseboard)
-        if bb:
-            add(bb.gpu_sku, bb.gpu_count)
-            w += bb.board_power_w or 0
-    ch = catalog.chassis.get(build.chassis)
-    if ch:  # NICs built into the chassis, as engine.check.rules.power counts them
-        for onb in ch.onboard_nics:
-            add(onb.sku, onb.count)
-    if ch and ch.system_overhead_w:
-        w += ch.system_overhead_w
-    elif ch:
-        w *= (
-            1 + FANS_BOARD_SHARE
-        )  # the derived fans/board share, as engine.check.rules.power adds it
-    return w
+    """Worst-case DC draw for the first PSU sizing: the engine's node draw
+    (engine.check.node_power.node_draw; unknown figures are left out, so it is a lower bound).
+    The engine's power budget replaces this figure once the build is evaluated."""
+    d = node_draw(build, catalog)
+    return d.total if d is not None else 0.0
 
 
 def with_psu(
