@@ -911,7 +911,7 @@ class SlotwiseApp(App[int]):
         def chosen(path: str | None) -> None:
             if path is None:
                 return
-            from slotwise.tui.screens.export import EXPORT_FORMATS, export_format
+            from slotwise.tui.screens.export import EXPORT_FORMATS, export_format, written_paths
 
             if export_format(path) is None:
                 self.notify(
@@ -922,7 +922,8 @@ class SlotwiseApp(App[int]):
                 )
                 return
             p = Path(path).expanduser()
-            if p.exists():
+            existing = [q for q in written_paths(p) if q.exists()]
+            if existing:
                 from slotwise.tui.screens.confirm import ConfirmScreen
 
                 def answer(yes: bool | None) -> None:
@@ -931,7 +932,9 @@ class SlotwiseApp(App[int]):
 
                 self.push_screen(
                     ConfirmScreen(
-                        f"{p} already exists. Overwrite it?",
+                        " and ".join(str(q) for q in existing)
+                        + (" already exist" if len(existing) > 1 else " already exists")
+                        + ". Overwrite?",
                         yes="Overwrite",
                         no="Keep it",
                         enter_means_yes=False,  # Enter, Enter never replaces a file
@@ -979,34 +982,72 @@ class SlotwiseApp(App[int]):
         return True
 
     def _export_document(self, path: Path, fmt: str, meta: BomMeta, force: bool) -> bool:
-        """The customer Markdown or the CSV line items; the build stays unexported as a BOM."""
+        """The customer Markdown (with the pinned options side by side, and the engineering notes
+        in a file beside it) or the CSV line items; the build stays unexported as a BOM."""
         from slotwise.engine.bom import BomExistsError, write_bom
+        from slotwise.tui.input_labels import app_words
+        from slotwise.tui.screens.export import notes_path
 
         build, kw = self.editing.current, self.pricing.export_kwargs()
+        files: list[tuple[Path, str]] = []
         if fmt == "md":
-            from slotwise.engine.bom.markdown import to_markdown
+            from slotwise.engine.bom.markdown import engineering_notes, to_markdown
 
             report = self.report if self.report is not None else self.evaluate_build(build)
             text = to_markdown(build, self.catalog, meta, report, **kw)
-            what = "the customer document"
+            compared = self._options_markdown()
+            if compared:
+                text = text.rstrip("\n") + "\n\n" + compared
+            files.append((path, app_words(text)))
+            notes = engineering_notes(build, self.catalog, meta, report)
+            files.append((notes_path(path), app_words(notes)))
+            what = "the customer document" + (" with the options side by side" if compared else "")
         else:
             from slotwise.engine.bom.csv_export import to_csv
 
-            text = to_csv(build, self.catalog, kw.get("prices"), kw.get("currency"))
+            text = to_csv(build, self.catalog, kw.get("prices"), kw.get("currency"), meta.services)
+            files.append((path, text))
             what = "the line items"
-        try:
-            write_bom(path, text, force=force)
-        except (BomExistsError, OSError) as exc:
-            from slotwise.tui.screens.message import ErrorScreen
+        for target, body in files:
+            try:
+                write_bom(target, body, force=force)
+            except (BomExistsError, OSError) as exc:
+                from slotwise.tui.screens.message import ErrorScreen
 
-            self.push_screen(
-                ErrorScreen(
-                    "Export failed", f"{path}: {exc}\n\nChoose another file name or directory."
+                self.push_screen(
+                    ErrorScreen(
+                        "Export failed",
+                        f"{target}: {exc}\n\nChoose another file name or directory.",
+                    )
                 )
+                return False
+        where = Path(path).expanduser().resolve()
+        if fmt == "md":
+            self.notify(
+                f"Wrote {what} to {where}; the engineering notes (rule ids, catalog to-dos, "
+                f"part-number sources) to {notes_path(where).name}",
+                timeout=6,
             )
-            return False
-        self.notify(f"Wrote {what} to {Path(path).expanduser().resolve()}", timeout=4)
+        else:
+            self.notify(f"Wrote {what} to {where}", timeout=4)
         return True
+
+    def _options_markdown(self) -> str | None:
+        """The pinned options side by side (engine.plan.compare, as `slotwise compare`), under
+        the edited build's workload; None with fewer than two options."""
+        opts = self.options
+        if len(opts) < 2:
+            return None
+        from slotwise.engine.plan.compare import comparison_markdown
+        from slotwise.tui.screens.compare import comparison_for
+
+        opts.options[opts.active] = self._active_option()
+        labels = [
+            opts.label(i) + (" (detailed above)" if i == opts.active else "")
+            for i in range(len(opts))
+        ]
+        builds = [o.build for o in opts.options]
+        return comparison_markdown(comparison_for(labels, builds, self.catalog, opts.active))
 
     def action_quote_details(self) -> None:
         from slotwise.tui.screens.quote import QuoteScreen

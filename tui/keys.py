@@ -75,15 +75,16 @@ BUILD_KEYS: tuple[Key, ...] = (
         "ctrl+s,e",
         "export",
         "Export",
-        "Export the build: name.toml (the BOM), name.md (the customer document) or name.csv "
-        "(line items with part numbers).",
+        "Export the build: name.toml (the BOM), name.md (the customer document, pinned options "
+        "side by side; engineering notes in name.notes.md) or name.csv (line items with part "
+        "numbers).",
     ),
     Key(
         "build.quote",
         "i",
         "quote_details",
         "Quote",
-        "Customer, project, engineer, quote date and validity (kept in the BOM).",
+        "Customer, project, engineer, quote date, validity and service lines (kept in the BOM).",
         show=False,
     ),
     Key(

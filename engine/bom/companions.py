@@ -118,6 +118,15 @@ class Service(BaseModel):
     confidence: Literal["A", "B"]
 
 
+#: How each service kind reads in a hint or message.
+SERVICE_WORDS = {"warranty": "warranty", "onsite": "on-site service", "assembly": "assembly"}
+
+
+def services_hint() -> str:
+    """'EWCSC warranty, OSNBD3 on-site service, MC0037 assembly'."""
+    return ", ".join(f"{c} {SERVICE_WORDS[s.kind]}" for c, s in SERVICES.items())
+
+
 _SVC_NOTE = "; seen on a Supermicro BOM for an H14 system: confirm the code for this system"
 SERVICES: dict[str, Service] = {
     s.code: s
@@ -157,8 +166,7 @@ def check_services(codes: Sequence[str]) -> tuple[str, ...]:
         if not code:
             continue
         if code not in SERVICES:
-            known = ", ".join(f"{c} ({s.kind})" for c, s in SERVICES.items())
-            raise ValueError(f"{raw!r} is not a known service code; known: {known}")
+            raise ValueError(f"{raw!r} is not a known service code; known: {services_hint()}")
         if code not in out:
             out.append(code)
     return tuple(out)

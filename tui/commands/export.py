@@ -25,7 +25,7 @@ import argparse
 import sys
 
 from slotwise.engine.bom import BomExistsError, export_bom, read_bom, write_bom
-from slotwise.engine.bom.companions import SERVICES, check_services
+from slotwise.engine.bom.companions import check_services, services_hint
 from slotwise.engine.bom.csv_export import to_csv
 from slotwise.engine.bom.markdown import engineering_notes, to_markdown
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK
@@ -75,7 +75,7 @@ def register(sub) -> None:
         action="append",
         metavar="CODE",
         help="a service line to quote (repeat for more): "
-        + ", ".join(f"{c} ({s.kind})" for c, s in SERVICES.items())
+        + services_hint()
         + "; replaces the BOM's [meta] services for this export; 'none' quotes none",
     )
     c = p.add_argument_group("cluster sizing (md)")

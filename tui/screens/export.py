@@ -91,3 +91,13 @@ EXPORT_FORMATS = {".toml": "toml", ".md": "md", ".csv": "csv"}
 def export_format(path: str) -> str | None:
     """The format ``path``'s extension asks for; None for any other extension."""
     return EXPORT_FORMATS.get(Path(path).suffix.lower())
+
+
+def notes_path(path: Path) -> Path:
+    """Where a Markdown export's engineering notes go: ``quote.md`` -> ``quote.notes.md``."""
+    return path.with_suffix(".notes.md")
+
+
+def written_paths(path: Path) -> list[Path]:
+    """Every file an export to ``path`` writes (a .md also writes its engineering notes)."""
+    return [path, notes_path(path)] if export_format(str(path)) == "md" else [path]

@@ -1,4 +1,6 @@
-"""Quote details: customer, project, engineer, quote date and validity (the BOM's ``[meta]``).
+"""Quote details: customer, project, engineer, quote date, validity and the service lines (the
+BOM's ``[meta]``).  Services are Supermicro codes the user types (EWCSC warranty, OSNBD3 on-site,
+MC0037 assembly: engine.bom.companions.SERVICES); none is quoted unless typed here.
 
 A modal form; Enter on the last field (or Ctrl+S) keeps the details, Esc closes without changes.
 Dates are YYYY-MM-DD (blank: none); a wrong date is said under the form and nothing is kept.
@@ -10,9 +12,10 @@ from datetime import date
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Grid, Vertical
 from textual.widgets import Input, Label, Static
 
+from slotwise.engine.bom.companions import parse_services, services_hint
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.tui.screens.base import AppModal
 
@@ -20,9 +23,11 @@ FIELDS = (
     ("customer", "Customer"),
     ("project", "Project"),
     ("engineer", "Engineer"),
-    ("quote_date", "Quote date (YYYY-MM-DD)"),
-    ("valid_until", "Valid until (YYYY-MM-DD)"),
+    ("quote_date", "Quote date"),
+    ("valid_until", "Valid until"),
+    ("services", "Services"),
 )
+HINT = "Dates YYYY-MM-DD. Services (blank: none): " + services_hint()
 MAX_CHARS = 200
 
 
@@ -42,11 +47,16 @@ class QuoteScreen(AppModal[BomMeta | None]):
                 "[b]Quote details[/b] — in the BOM and the customer document",
                 classes="dialog-title",
             )
-            for name, label in FIELDS:
-                value = getattr(self.meta, name)
-                text = "" if value is None else str(value)
-                yield Label(label)
-                yield Input(text, id=f"quote-{name}", max_length=MAX_CHARS)
+            with Grid(id="quote-grid"):
+                for name, label in FIELDS:
+                    value = getattr(self.meta, name)
+                    if name == "services":
+                        text = ", ".join(value)
+                    else:
+                        text = "" if value is None else str(value)
+                    yield Label(label)
+                    yield Input(text, id=f"quote-{name}", max_length=MAX_CHARS)
+            yield Static(HINT, classes="dialog-keys")
             yield Static("", id="quote-problem", classes="dialog-keys")
             yield Static(
                 "Tab/↓ next field · Enter on the last field or Ctrl+S: keep · Esc: cancel",
@@ -68,6 +78,12 @@ class QuoteScreen(AppModal[BomMeta | None]):
         values: dict[str, object] = {}
         for name, label in FIELDS:
             text = self.query_one(f"#quote-{name}", Input).value.strip()
+            if name == "services":
+                try:
+                    values[name] = parse_services(text)
+                except ValueError as exc:
+                    return f"Services: {exc}."
+                continue
             if name in ("quote_date", "valid_until"):
                 if not text:
                     values[name] = None
@@ -75,7 +91,7 @@ class QuoteScreen(AppModal[BomMeta | None]):
                 try:
                     values[name] = date.fromisoformat(text)
                 except ValueError:
-                    return f"{label.split(' (')[0]}: {text!r} is not a date; write YYYY-MM-DD."
+                    return f"{label}: {text!r} is not a date; write YYYY-MM-DD."
             else:
                 values[name] = text
         qd, vu = values["quote_date"], values["valid_until"]

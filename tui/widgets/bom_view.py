@@ -26,7 +26,7 @@ def bom_text(
     t = Text()
     t.append("LINE ITEMS\n", style="bold underline")
     pricing = pricing or BomPricing()
-    items = line_items(build, catalog, pricing.prices)
+    items = line_items(build, catalog, pricing.prices, meta.services)
     for it in items:
         t.append(f"{it.quantity:>4} × ", style="bold")
         t.append(f"{it.sku:<30} ", style="bold")

@@ -139,6 +139,8 @@ def test_services_persist_in_meta_and_flow_into_every_export(cat):
     assert any(li["sku"] == "OSNBD3" for li in doc["line_items"])
     again = import_bom(text, cat, filename="x.toml")
     assert again.meta.services == ("OSNBD3",)
+    # the app's autosave keeps the meta as JSON
+    assert type(meta).model_validate_json(meta.model_dump_json()).services == ("OSNBD3",)
     assert not [p for p in again.problems if p.rule == "bom.line_items_stale"]
     report = evaluate(loaded.build, cat)
     md = to_markdown(loaded.build, cat, meta, report)
