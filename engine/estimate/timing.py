@@ -204,8 +204,12 @@ def _gpus_for_hours(
 ) -> int | None:
     """Fewest GPUs (multiples of ``--tp``; whole servers past one) that finish in time."""
     per = max(1, gpus_per_server)
-    cands = list(range(1, per)) + list(range(per, MAX_GPUS * 16 + 1, per))
-    cands = [n for n in cands if n % workload.tp_or_1 == 0]
+    # Counts below one server that ``tp`` divides, then whole servers whose GPU count it
+    # divides (every ``tp / gcd(per, tp)``-th server), built as ranges: the list runs to
+    # thousands of counts and this runs for every estimate.
+    tp = workload.tp_or_1
+    step = per * (tp // math.gcd(per, tp))
+    cands = [*range(tp, per, tp), *range(step, MAX_GPUS * 16 + 1, step)]
     hours = functools.partial(
         _hours_at, workload, gpu, arch, counts, flops, peak, gpus_per_server, links
     )
