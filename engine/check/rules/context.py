@@ -143,6 +143,9 @@ class Ctx:
     links: Any = None
     # Filled by workload_fit: the one sizing answer (engine.check.sizing.Sizing) for this build.
     sizing: Any = None
+    # Per-call memo for what several rules derive from the same build (free destinations of a
+    # card...): it lives and dies with this context, never across builds.
+    memo: dict[Any, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     budgets: list[Budget] = field(default_factory=list)
     # The node's worst-case DC draw by part (engine.check.rules.power.draw_detail), derived once

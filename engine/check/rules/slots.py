@@ -177,15 +177,26 @@ def destinations(
     move empties).  The slot must be powered by a fitted CPU.  Among those, prefer full lanes and
     the same CPU socket.
     """
+    base = ctx.memo.get(("destinations", part.sku, src))
+    if base is None:
+        base = ctx.memo[("destinations", part.sku, src)] = _destinations(ctx, part, src)
+    if not avoid:
+        return [sid for sid, _ in base]
+    wide = is_wide(part)
+    return [sid for sid, covers in base if sid not in avoid and not (wide and covers in avoid)]
+
+
+def _destinations(ctx: Ctx, part: Gpu | Nic, src: str) -> list[tuple[str, str | None]]:
+    """(slot, the slot it covers) of :func:`destinations` before ``avoid``, best first."""
     occ = ctx.build.slots
     idx = ctx.idx
     src_socket = idx.socket_of_slot.get(src)
     # a slot a bridge set already claims (an empty end of a bridge) is not free
     claimed = {s for br in ctx.build.bridges for s in br.slots}
-    scored: list[tuple[tuple, str]] = []
+    scored: list[tuple[tuple, str, str | None]] = []
     for s in ctx.chassis.slots:
         sid = s.id
-        if sid == src or sid in occ or sid in avoid or sid in claimed:
+        if sid == src or sid in occ or sid in claimed:
             continue
         if idx.socket_of_slot.get(sid, 1) > max(ctx.cpu_count, 1):
             continue
@@ -195,8 +206,6 @@ def destinations(
             continue
         if is_wide(part) and s.covers and s.covers != src and s.covers in occ:
             continue
-        if is_wide(part) and s.covers in avoid:
-            continue
         if fit_errors(ctx, s, part):
             continue
         score = (
@@ -204,9 +213,9 @@ def destinations(
             0 if idx.socket_of_slot.get(sid) == src_socket else 1,
             idx.slot_order[sid],
         )
-        scored.append((score, sid))
+        scored.append((score, sid, s.covers))
     scored.sort()
-    return [sid for _, sid in scored]
+    return [(sid, covers) for _, sid, covers in scored]
 
 
 def find_destination(
