@@ -2,7 +2,8 @@
 
     python bench/fit_perf.py [--rounds N]
 
-Minimises the mean |log(predicted / published)| over the fitting half of
+Minimises the mean |log(predicted / published)|, each fitting source weighing the same (see
+:func:`loss`), over the fitting half of
 tests/evidence/perf_cases.py (the held-out half is never read here) with Nelder-Mead in the
 logarithms of the constants, each kept inside a physically sensible range (BOUNDS).  SCALE_LOSS is not
 fitted: it is read off published scaling runs (see its comment), since the fitting set's
@@ -28,6 +29,11 @@ from slotwise.engine.model.params import count_params  # noqa: E402
 from slotwise.engine.workload import Workload  # noqa: E402
 from tests.evidence import perf_cases  # noqa: E402
 
+#: Not fitted: LAYER_OVERHEAD_FINETUNE_S and QLORA_DEQUANT_BYTES.  The fitting sources are
+#: pre-training runs (plus one NeMo LoRA run, whose steps are long): no fitting case is bound by a
+#: fine-tuning stack's per-layer host time or runs QLoRA, so the loss does not depend on them
+#: and a search only lets them drift (issue 24).  Their values and where they come from are in
+#: engine/estimate/throughput.py.
 #: name -> (low, high): the search never leaves these bounds.
 BOUNDS: dict[str, tuple[float, float]] = {
     "GEMM_EFFICIENCY": (0.5, 0.9),
@@ -35,10 +41,8 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "ATTENTION_EFFICIENCY_HOPPER": (0.2, 1.0),
     "FP8_GEMM_SPEEDUP": (1.1, 2.0),
     "C_ACT_BYTES": (100.0, 5000.0),
-    "LAYER_OVERHEAD_FINETUNE_S": (1e-5, 2e-2),
     "LAYER_OVERHEAD_PRETRAIN_S": (1e-6, 2e-3),
     "STEP_FIXED_S": (1e-3, 0.5),
-    "QLORA_DEQUANT_BYTES": (5.0, 200.0),
     "SCALE_LOSS": (0.0, 0.06),
 }
 
@@ -74,11 +78,15 @@ def predict(case, kw, used) -> float | None:
 
 
 def loss(data) -> float:
-    total = 0.0
+    """Mean over the fitting *sources* of each source's mean |log(predicted / published)|: every
+    source weighs the same, so MosaicML's 84 rows cannot buy a constant that only suits its own
+    stack (issue 24: a 170 ms per-step cost fitted to MosaicML put MLPerf 16-34 % off)."""
+    by_source: dict[str, list[float]] = {}
     for case, kw, used in data:
         got = predict(case, kw, used)
-        total += abs(math.log(got / case.measured)) if got else 5.0
-    return total / len(data)
+        err = abs(math.log(got / case.measured)) if got else 5.0
+        by_source.setdefault(case.source, []).append(err)
+    return sum(sum(v) / len(v) for v in by_source.values()) / len(by_source)
 
 
 def _apply(x: list[float]) -> None:

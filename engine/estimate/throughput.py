@@ -7,7 +7,8 @@ recompute is a *hardware* FLOP (it raises HFU, not MFU) and its time is charged:
 full recompute re-runs every layer's forward (2N and the forward attention), selective recompute
 the attention core only.  Attention time counts the causal half of the scores (FlashAttention
 skips masked blocks); MFU still counts them whole (PaLM convention).  FP8 adds the casts of
-every GEMM input to the memory-bound time (``FP8_CAST_BYTES``).  ``--global-batch`` sets the
+every GEMM input and output gradient to the memory-bound time as Transformer Engine runs them
+(:func:`fp8_cast_bytes`).  ``--global-batch`` sets the
 micro-batches per step from the data-parallel size (:func:`grad_accum_steps`).
 
 A micro-batch on one GPU takes::
@@ -58,6 +59,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from slotwise.engine.estimate.activations import layer_dims
 from slotwise.engine.estimate.communication import (
     allreduce_seconds,
     dp_layout,
@@ -72,28 +74,35 @@ from slotwise.parts.schema import Gpu, ModelPreset
 
 # ----------------------------------------------------------------------------- fitted constants
 #: GEMM efficiency: share of the dense BF16 peak a large linear layer reaches in training.
-GEMM_EFFICIENCY = 0.738
+GEMM_EFFICIENCY = 0.652
 #: Attention kernels (FlashAttention forward + backward) relative to the linears' efficiency,
 #: on Ampere/Ada and on Hopper/Blackwell.  FlashAttention-2 reaches 50-73 % of the A100's peak
 #: (Dao 2023, arXiv:2307.08691) but only ~35 % of the H100's, since it does not use Hopper's
 #: WGMMA/TMA instructions (Shah et al. 2024, FlashAttention-3, arXiv:2407.08608, section 1).
-ATTENTION_EFFICIENCY = 0.486
-ATTENTION_EFFICIENCY_HOPPER = 0.223
+ATTENTION_EFFICIENCY = 0.703
+ATTENTION_EFFICIENCY_HOPPER = 0.298
 #: FP8 linear-layer speed-up over BF16 on the same GPU.
 FP8_GEMM_SPEEDUP = 2.0
 #: Memory-bound traffic per token, in bytes per (layer x hidden unit): norms, residual adds,
 #: activation functions, rotary embeddings, dropout, in forward and backward.
-C_ACT_BYTES = 564.0
+C_ACT_BYTES = 516.0
 #: Host-side time per layer per micro-batch (seconds): kernel launches and framework code of
 #: eager fine-tuning stacks (Hugging Face Trainer + PEFT, DeepSpeed) and of pre-training stacks
 #: (Megatron, NeMo, torchtitan, llm-foundry: fused kernels, CUDA graphs, torch.compile).  The
 #: host runs ahead of the GPU, so a micro-batch takes the longer of the two, not their sum: the
 #: floor only shows on short micro-batches (Qwen's 256-token rows).
+#: Not fitted since issue 24 (bench/fit_perf.py says why; module docstring for its history).
+#: Qwen's 256-token rows (Hugging Face Trainer + PEFT, DeepSpeed) imply ~5 ms; no source
+#: outside Qwen measures an eager fine-tuning stack's per-layer host time.
 LAYER_OVERHEAD_FINETUNE_S = 0.00242
-LAYER_OVERHEAD_PRETRAIN_S = 0.000872
+LAYER_OVERHEAD_PRETRAIN_S = 0.000809
 #: Fixed cost per optimizer step (seconds): gradient clipping, LR schedule, logging, data loader.
-STEP_FIXED_S = 0.00126
+STEP_FIXED_S = 0.001
 #: NF4 dequantisation traffic per base weight per matmul pass (bytes), see module docstring.
+#: Not fitted since issue 24 (no QLoRA run among the fitting sources; module docstring for its
+#: history).  The physical floor is ~2.5 B (read
+#: the 4-bit weight, write it in 16 bits: bitsandbytes ``dequantize_4bit`` before each 16-bit
+#: GEMM, forward and backward); Qwen's rows imply ~12-25 B at the A100's bandwidth.
 QLORA_DEQUANT_BYTES = 68.0
 #: Efficiency lost per doubling of the server count (straggler, jitter, exposed collectives the
 #: byte count does not capture).  Megatron-LM README (strong scaling GPT-3 175B from 96 to 4,608
@@ -110,9 +119,15 @@ DP_OVERLAP = 0.9
 TP_OVERLAP = 0.5
 #: Share of the (PaLM-convention, full-square) attention FLOPs a causal kernel computes.
 CAUSAL_ATTENTION_SHARE = 0.5
-#: Bytes per element of an FP8 cast: read the bf16 value (2), write FP8 (1) and its transposed
-#: copy for the backward (1).
+#: Bytes per element of an FP8 cast-transpose (Transformer Engine ``cast_transpose``): read the
+#: bf16 value (2), write FP8 (1) and its transposed copy for the other GEMM that uses it (1).
 FP8_CAST_BYTES = 4.0
+#: Bytes per element of a plain cast (no transposed copy: a frozen weight has no weight-gradient
+#: GEMM to feed): read 2, write 1.
+FP8_CAST_ONLY_BYTES = 3.0
+#: Bytes per element of an FP8 transpose of a tensor already written in FP8 by a fused kernel:
+#: read 1, write 1.
+FP8_TRANSPOSE_BYTES = 2.0
 #: Host memory traffic of one CPU Adam update per weight (DeepSpeed CPUAdam over fp32 state):
 #: read weight, gradient, m and v (16 B), write weight, m and v (12 B) and the 16-bit copy
 #: sent back (2 B).
@@ -202,6 +217,34 @@ def fp8_linear_speedup(gpu: Gpu, precision: str) -> float:
     return FP8_GEMM_SPEEDUP * (gpu.fp8_tflops_dense / gpu.bf16_tflops_dense) / 2.0
 
 
+def fp8_cast_bytes(arch: ModelPreset, frozen: bool = False) -> float:
+    """Extra memory traffic of FP8 training per token per layer (bytes), as Transformer Engine
+    runs a decoder layer (``LayerNormLinear`` for q/k/v, ``Linear`` for the attention output,
+    ``LayerNormMLP`` for the MLP; TE docs "Using FP8 with Transformer Engine" and
+    transformer_engine/pytorch/module/*.py):
+
+    * forward: the inputs of q/k/v and of gate/up come out of the LayerNorm kernel already in
+      FP8, and the input of down out of the activation kernel (casts fused, no extra read); only
+      the attention output is cast on its own (``cast_transpose``).  Each FP8 input is also
+      needed transposed by its weight-gradient GEMM (Hopper FP8 GEMMs take TN layouts only):
+      a transpose of the fused ones, the cast-transpose of the attention output;
+    * backward: the gradient arriving at each GEMM's output (q/k/v, o, gate/up, down) is
+      cast and transposed once (``fp8_cast_transpose_fused``), then used by both the data- and
+      the weight-gradient GEMM: two casts per step, not three.
+
+    Frozen weights (LoRA / QLoRA base) have no weight-gradient GEMM: no transposed copies."""
+    d = layer_dims(arch)
+    h = d.hidden
+    inter = (d.dense_inter or d.moe_inter) or 4 * h
+    qkv_out = d.q_dim + d.k_dim + d.v_dim
+    gate_up = 2 * inter  # gated MLP: gate and up projections side by side
+    grads = qkv_out + h + gate_up + h
+    if frozen:
+        return FP8_CAST_ONLY_BYTES * (d.o_dim + grads)
+    fused_inputs = 2 * h + inter  # q/k/v input, gate/up input, down input
+    return FP8_CAST_BYTES * (d.o_dim + grads) + FP8_TRANSPOSE_BYTES * fused_inputs
+
+
 def _trainable(arch: ModelPreset, workload: Workload, counts: ParamCounts) -> float:
     if workload.method in ("lora", "qlora"):
         return float(lora_params(arch, workload.lora_targets, workload.lora_rank))
@@ -253,6 +296,7 @@ def step_time(
     tokens_micro = workload.micro_batch * workload.seq_len
     lin_speed = fp8_linear_speedup(gpu, workload.precision)
     attn_eff = attention_efficiency(gpu)
+    frozen = workload.method in ("lora", "qlora")
 
     # Compute-bound GEMM time, floored by reading the weights once per matmul pass.  Attention
     # runs causal: FlashAttention skips the masked half of the score blocks (Dao 2023,
@@ -272,7 +316,6 @@ def step_time(
         * ((linear_flops + rec_lin) / lin_speed + (attn_hw + rec_attn) / attn_eff)
         / (peak * GEMM_EFFICIENCY)
     )
-    frozen = workload.method in ("lora", "qlora")
     passes = WEIGHT_PASSES_FROZEN if frozen else WEIGHT_PASSES_FULL
     weight_bytes = 1.0 if workload.precision == "fp8" else 2.0
     if workload.precision == "fp32":
@@ -281,12 +324,7 @@ def step_time(
     t_compute = max(t_gemm, t_weights)
     t_mem = tokens_micro / tp * C_ACT_BYTES * layers * hidden / bw
     if workload.precision == "fp8":
-        # FP8 GEMM inputs are cast (read bf16, write fp8 + its transpose for the backward:
-        # NVIDIA Transformer Engine, "Using FP8 with Transformer Engine", delayed scaling) in
-        # each of the three matmul passes: inputs of q/k/v, o, gate/up (hidden wide each) and
-        # down (intermediate wide).
-        cast_elems = 3 * hidden + (arch.intermediate_size or 4 * hidden)
-        t_mem += tokens_micro / tp * layers * cast_elems * FP8_CAST_BYTES * 3 / bw
+        t_mem += tokens_micro / tp * layers * fp8_cast_bytes(arch, frozen) / bw
 
     # Tensor-parallel all-reduces of the activations, per layer.
     t_tp = 0.0

@@ -45,9 +45,11 @@ def test_evidence_is_large_varied_and_split_before_fitting():
 
 
 # Held out BY SOURCE since issue 24 (perf_cases module docstring).  The issue's targets are
-# 12 % (time) and 15 % (throughput); the model reaches 17.0 % and 23.2 % (before the issue's
-# changes, the same split: 19.3 % and 18.6 %).  These limits guard against regressions.
-@pytest.mark.parametrize(("kind", "limit"), [("time", 0.18), ("throughput", 0.25)])
+# 12 % (time) and 15 % (throughput); the model reaches 13.9 % and 20.7 % (17.0 % and 22.6 %
+# before the FP8 casts as Transformer Engine runs them and the source-balanced refit; before
+# the issue's changes, the same split: 19.3 % and 18.6 %).  These limits guard against
+# regressions.
+@pytest.mark.parametrize(("kind", "limit"), [("time", 0.15), ("throughput", 0.22)])
 def test_held_out_median_error_within_target(kind, limit):
     assert _median_abs_error(kind, True) <= limit
 
