@@ -91,7 +91,7 @@ C_ACT_BYTES = 516.0
 #: (Megatron, NeMo, torchtitan, llm-foundry: fused kernels, CUDA graphs, torch.compile).  The
 #: host runs ahead of the GPU, so a micro-batch takes the longer of the two, not their sum: the
 #: floor only shows on short micro-batches (Qwen's 256-token rows).
-#: Not fitted since issue 24 (bench/fit_perf.py says why; module docstring for its history).
+#: Not fitted since issue 24 (bench/fit_perf.py says why; its history: docs/evidence.md).
 #: Qwen's 256-token rows (Hugging Face Trainer + PEFT, DeepSpeed) imply ~5 ms; no source
 #: outside Qwen measures an eager fine-tuning stack's per-layer host time.
 LAYER_OVERHEAD_FINETUNE_S = 0.00242
@@ -99,10 +99,10 @@ LAYER_OVERHEAD_PRETRAIN_S = 0.000809
 #: Fixed cost per optimizer step (seconds): gradient clipping, LR schedule, logging, data loader.
 STEP_FIXED_S = 0.001
 #: NF4 dequantisation traffic per base weight per matmul pass (bytes), see module docstring.
-#: Not fitted since issue 24 (no QLoRA run among the fitting sources; module docstring for its
-#: history).  The physical floor is ~2.5 B (read
-#: the 4-bit weight, write it in 16 bits: bitsandbytes ``dequantize_4bit`` before each 16-bit
-#: GEMM, forward and backward); Qwen's rows imply ~12-25 B at the A100's bandwidth.
+#: Not fitted since issue 24 (no QLoRA run among the fitting sources; its history:
+#: docs/evidence.md).  The physical floor is ~2.5 B (read the 4-bit weight, write it in 16 bits:
+#: bitsandbytes ``dequantize_4bit`` before each 16-bit GEMM, forward and backward); Qwen's rows
+#: imply ~12-25 B at the A100's bandwidth.
 QLORA_DEQUANT_BYTES = 68.0
 #: Efficiency lost per doubling of the server count (straggler, jitter, exposed collectives the
 #: byte count does not capture).  Megatron-LM README (strong scaling GPT-3 175B from 96 to 4,608
