@@ -33,7 +33,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from slotwise.parts.catalog import Catalog
-from slotwise.parts.schema import Nic, Psu
+from slotwise.parts.schema import Nic, Psu, Record
 
 #: The Supermicro-generated BOM every service code and the DPU companions come from.
 SMC_BOM = (
@@ -248,7 +248,7 @@ def module_for(nic: Nic) -> Module | None:
         return None
     if nic.cage is None:
         return Module(
-            name=f"transceiver for the {nic.name} (port cage not verified)",
+            name="transceiver (port cage not verified)",
             source=f"{MODULE_RULE}; the NIC record gives no cage",
         )
     found = MODULES.get((nic.cage, nic.port_gbps))
@@ -336,3 +336,14 @@ def companions(
 def priced(prices: Mapping[str, float], c: Companion) -> float | None:
     """A companion's unit price: the price list's, by part number or internal id; else None."""
     return prices.get(c.pn or c.sku, prices.get(c.sku))
+
+
+def companion_gaps(records: Sequence[Record], catalog: Catalog) -> list[Companion]:
+    """The companion lines ``records`` would bring that have no sourced part number ("PN
+    needed" in a quote: cords, modules for a cage or speed without an OPN), one per line SKU,
+    for ``slotwise parts --gaps``."""
+    seen: dict[str, Companion] = {}
+    for c in companions([(r.sku, 1) for r in records], catalog):
+        if c.pn is None and c.sku not in seen:
+            seen[c.sku] = c
+    return sorted(seen.values(), key=lambda c: (c.kind, c.sku))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from slotwise.parts.gaps import Gap, find_gaps, pn_gaps
+from slotwise.parts.gaps import Gap, find_gaps, pn_gaps, related
 from slotwise.parts.schema import PART_KINDS, Record
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
@@ -89,7 +89,15 @@ def run(args: argparse.Namespace) -> int:
         if args.chassis and args.chassis not in cat.chassis:
             known = ", ".join(sorted(cat.chassis))
             raise UsageError(f"no chassis {args.chassis!r} in the catalog; known: {known}")
-        return _print_gaps(find_gaps(cat, args.chassis), pn_gaps(cat, args.chassis), args.json)
+        from slotwise.engine.bom.companions import companion_gaps
+
+        recs = related(cat, cat.chassis[args.chassis]) if args.chassis else list(cat)
+        return _print_gaps(
+            find_gaps(cat, args.chassis),
+            pn_gaps(cat, args.chassis),
+            args.json,
+            companion_gaps(recs, cat),
+        )
     recs = sorted(cat, key=lambda r: (PART_KINDS.index(r.kind), r.sku))
     if args.kind:
         recs = [r for r in recs if r.kind == args.kind]
@@ -113,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_gaps(gaps: list[Gap], pns: list, as_json: bool) -> int:
+def _print_gaps(gaps: list[Gap], pns: list, as_json: bool, derived: list) -> int:
     records = list(dict.fromkeys((g.kind, g.sku) for g in gaps))
     if as_json:
         print_json(
@@ -123,6 +131,10 @@ def _print_gaps(gaps: list[Gap], pns: list, as_json: bool) -> int:
                 "gaps": [g.as_dict() for g in gaps],
                 "pn_needed_count": len(pns),
                 "pn_needed": [{"kind": r.kind, "sku": r.sku, "name": r.name} for r in pns],
+                "companion_pn_needed_count": len(derived),
+                "companion_pn_needed": [
+                    {"kind": c.kind, "sku": c.sku, "description": c.description} for c in derived
+                ],
             }
         )
         return 0
@@ -146,4 +158,15 @@ def _print_gaps(gaps: list[Gap], pns: list, as_json: bool) -> int:
         "[[<kind>.part_numbers]] (pn, vendor, source, confidence A or B) in an overlay; never "
         "a number guessed from a naming pattern."
     )
+    if derived:
+        print(
+            "\nCOMPANION LINES WITHOUT A PART NUMBER (derived from the parts: cords, transceivers)"
+        )
+        w = max(len(c.sku) for c in derived)
+        for c in derived:
+            print(f"  {c.sku:<{w}}  {c.kind:<11}  {c.description}")
+        print(
+            f"\n{len(derived)} companion line kind(s) without a sourced part number "
+            "(engine/bom/companions.py names each rule's source)."
+        )
     return 0

@@ -174,3 +174,17 @@ def test_export_service_flag(capsys):
     assert "EWCSC" not in capsys.readouterr().out
     assert main(["export", str(H200), "--format", "csv", "--service", "PLATINUM"]) == 2
     assert "--service" in capsys.readouterr().err
+
+
+def test_parts_gaps_lists_companion_lines_without_a_part_number(capsys):
+    import json
+
+    assert main(["parts", "--gaps", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    skus = {c["sku"] for c in out["companion_pn_needed"]}
+    assert {"POWER-CORD-C19", "XCVR-OSFP-800G"} <= skus
+    assert "MMA4Z00-NS400" not in skus  # sourced: not a gap
+    assert out["companion_pn_needed_count"] == len(skus)
+    assert main(["parts", "--gaps", "--chassis", "SYS-421GE-TNRT"]) == 0
+    text = capsys.readouterr().out
+    assert "COMPANION LINES WITHOUT A PART NUMBER" in text and "POWER-CORD-C19" in text
