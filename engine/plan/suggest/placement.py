@@ -50,6 +50,9 @@ class Placer:
 
     def __init__(self) -> None:
         self._cache: dict[tuple, dict[int, list[tuple[tuple, tuple[str, ...]]]]] = {}
+        # place_nics answers, per (chassis, GPU slots, card shape, NIC, count, CPUs): the same
+        # slot set is tried for many candidates (every GPU model of a shape, every NIC count).
+        self.nic_cache: dict[tuple, tuple[str, ...] | None] = {}
 
     def sets(
         self, ch: Chassis, gpu: Gpu, cpu_count: int, groups: tuple[tuple[str, ...], ...]
@@ -73,6 +76,8 @@ class Placer:
                     conflict[j] |= 1 << i
         order = {s.id: i for i, s in enumerate(ch.slots)}
         roots = {r.id: r for r in ch.roots}
+        sock_of = [slot_socket(ch, s) for s in slots]  # per usable slot, derived once
+        all_roots = {s.root for s in slots}
         lanes = gpu.pcie_lanes or 16
         best: dict[int, list[tuple[tuple, tuple[str, ...]]]] = {}
         n = len(slots)
@@ -90,7 +95,7 @@ class Placer:
                 if gpu.pcie_gen and s.gen < gpu.pcie_gen:
                     gen_short += 1
                 per_root[s.root] += 1
-                per_sock[slot_socket(ch, s)] += 1
+                per_sock[sock_of[i]] += 1
                 used_lanes[s.root] += min(lanes, s.lanes)
             over = sum(
                 max(0, used - (roots[r].lanes or used))
@@ -103,7 +108,7 @@ class Placer:
                 if set(g) <= chosen_set and not (set(g) & covered):
                     covered |= set(g)
             socks = [per_sock.get(k, 0) for k in range(1, cpu_count + 1)]
-            root_counts = [per_root.get(r, 0) for r in {slots[i].root for i in range(n)}]
+            root_counts = [per_root.get(r, 0) for r in all_roots]
             return (
                 over,
                 lane_short,
@@ -164,7 +169,13 @@ def place(
     for _score, gpu_slots in options:
         if not nics:
             return Placement(gpu_slots)
-        nic_slots = place_nics(ch, gpu_slots, wide, nic, nics, cpu_count)
+        key = (ch.sku, gpu_slots, wide, nic.sku if nic is not None else None, nics, cpu_count)
+        if key in placer.nic_cache:
+            nic_slots = placer.nic_cache[key]
+        else:
+            nic_slots = placer.nic_cache[key] = place_nics(
+                ch, gpu_slots, wide, nic, nics, cpu_count
+            )
         if nic_slots is not None:
             return Placement(gpu_slots, nic_slots)
     return None
@@ -172,20 +183,21 @@ def place(
 
 def place_nics(ch, gpu_slots, wide, nic, count, cpu_count) -> tuple[str, ...] | None:
     taken = set(gpu_slots)
+    sock = {s.id: slot_socket(ch, s) for s in ch.slots}
     blocked = {s.covers for s in ch.slots if s.id in taken and wide and s.covers}
     free = [
         s
         for s in ch.slots
         if s.id not in taken
         and s.id not in blocked
-        and slot_socket(ch, s) <= cpu_count
+        and sock[s.id] <= cpu_count
         and nic_fits(s, nic)
     ]
     if len(free) < count:
         return None
     # Balance NICs like the GPUs: prefer roots and sockets that hold GPUs, fewest NICs so far.
     gpu_roots = Counter(s.root for s in ch.slots if s.id in taken)
-    gpu_socks = Counter(slot_socket(ch, s) for s in ch.slots if s.id in taken)
+    gpu_socks = Counter(sock[s.id] for s in ch.slots if s.id in taken)
     chosen: list[Slot] = []
     per_root: Counter[str] = Counter()
     per_sock: Counter[int] = Counter()
@@ -195,14 +207,14 @@ def place_nics(ch, gpu_slots, wide, nic, count, cpu_count) -> tuple[str, ...] | 
             (s for s in free if s not in chosen),
             key=lambda s: (
                 per_root[s.root] - gpu_roots.get(s.root, 0),
-                per_sock[slot_socket(ch, s)] - gpu_socks.get(slot_socket(ch, s), 0),
+                per_sock[sock[s.id]] - gpu_socks.get(sock[s.id], 0),
                 -s.lanes,
                 order[s.id],
             ),
         )
         chosen.append(best)
         per_root[best.root] += 1
-        per_sock[slot_socket(ch, best)] += 1
+        per_sock[sock[best.id]] += 1
     return tuple(s.id for s in sorted(chosen, key=lambda s: order[s.id]))
 
 
