@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import pytest
 from textual.widgets import DataTable
 
 from slotwise.engine.build.edits import SetCount
@@ -97,16 +96,3 @@ async def test_compare_needs_two_options_and_keeps_three_at_most(make_app, catal
             await pilot.press("p")
             await pilot.pause()
         assert len(app.options) == 3
-
-
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
-def test_compare_screen_snapshot(snap_compare, make_app, catalog, size):
-    app = make_app(build=shots.demo_build(catalog, shots.DEMO_WORKLOAD))
-
-    async def run(pilot) -> None:
-        await _ready(pilot)
-        await shots.pin_two_options(pilot)
-        await pilot.press("f6")
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=size, run_before=run)
