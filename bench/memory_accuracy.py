@@ -12,7 +12,7 @@ the user-level fields its source states, and (views 2 and 3) the trainer profile
 
 Views (decided before any fitting, issue 23):
 
-1. user-level only: no trainer named, so the ``generic`` profile (today's TRL stack);
+1. user-level only: no trainer named, so the ``generic`` profile (today's common stack);
 2. trainer named: the case's trainer profile (name and era);
 3. leave-one-source-out: the split is by organisation (``case.organisation``): for each
    organisation the range quantiles (engine/estimate/memory_range.py: the 5 % / 95 %

@@ -3,8 +3,9 @@
 A :class:`~slotwise.engine.workload.Workload` says what the customer wants to run; a
 :class:`TrainerProfile` says how a trainer runs it: recompute, loss implementation, compile,
 master weights, adapter dtype, 4-bit library behaviour, sharding behaviour, model-code details.
-Every field is concrete (no "unknown"): ``generic`` is the common stack of late 2026 (TRL's
-``SFTTrainer`` on transformers + PEFT, read at the commits its sources name), and every other
+Every field is concrete (no "unknown"): ``generic`` is the common stack of late 2026 (transformers +
+PEFT under TRL's ``SFTTrainer`` defaults, read at the commits its sources name, with the model's
+own full-logits loss that most trainers still run; ``trl`` adds TRL >= 1.4's chunked loss), and every other
 profile lists only what differs from the profile it extends, each value with its ``source``.
 
 Resolution (:func:`resolve_trainer`): the named profile for the workload's method, then the

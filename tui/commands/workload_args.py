@@ -201,7 +201,7 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
         metavar="NAME[@ERA]",
         default=None,
         help="the trainer that runs it (`slotwise trainers` lists them; default: generic, "
-        "today's TRL stack): its profile sets how memory is used",
+        "today's common stack): its profile sets how memory is used",
     )
     g.add_argument(
         "--set",
