@@ -855,6 +855,8 @@ TORCHTUNE_MORE: tuple[MeasuredCase, ...] = tuple(
 # fp32 master), chunk-free loss over the full logits; "Memory(GiB)" is torchtitan's
 # max_reserved.  Table 1/3: local batch 2, selective (per-op) activation checkpointing.
 # Table 2: local batch 1, full AC, compile + Float8, context parallel: only the CP 1 row.
+# The AC mode each table states is a user-level setting (activation_checkpoint.mode in the
+# run's config), so the cases carry it (checkpoint_mode) as a user would give it.
 # Table 4: 70B, FSDP 32 x TP 8, local batch 16, full AC, compile + Float8.  The benchmark's
 # commit (9dec370, train.py lines 137-138) compiles the blocks but not the loss (turned off on
 # Dec 18 2024, pytorch/torchtitan#755): compile_loss=False.  The Trainy runs (June 2025) are on a
@@ -866,7 +868,8 @@ TORCHTITAN_CASES: tuple[MeasuredCase, ...] = tuple(
         f"Table {table}: Llama 3.1 8B, FSDP on {gpus} H100, local batch 2, selective AC, "
         f"{name}: {gib} GiB",
         LLAMA3_8B,
-        dict(micro_batch=2, compile="compile" in name, precision="fp8" if "float8" in name else "bf16", **_TITAN8),
+        dict(micro_batch=2, compile="compile" in name, precision="fp8" if "float8" in name else "bf16",
+             checkpoint_mode="selective", **_TITAN8),
         gpus, gib * GIB,
         tags=("reserved", "torchtitan") + (("compile",) if "compile" in name else ()),
     )
