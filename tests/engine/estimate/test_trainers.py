@@ -286,6 +286,14 @@ def test_paged_optimizer_state_widens_the_range_only():
     width = (paged.high_bytes - paged.total_bytes) / paged.total_bytes
     plain_width = (plain.high_bytes - plain.total_bytes) / plain.total_bytes
     assert width > plain_width
+    # elastic: the estimate and the low end count none of it (evictable to the host), the high
+    # end all of it (resident while it fits): 2 + 8/2048 B per parameter (bnb 8-bit AdamW)
+    lo, hi = shipped_residuals(named=True)
+    assert paged.paged_optimizer_bytes == pytest.approx(plain.optimizer_bytes, rel=1e-9)
+    assert paged.low_bytes == pytest.approx(paged.total_bytes * (1 + lo))
+    assert paged.high_bytes == pytest.approx(
+        (paged.total_bytes + paged.paged_optimizer_bytes) * (1 + hi)
+    )
 
 
 def test_ranges_named_and_unnamed():
