@@ -5,6 +5,10 @@ engine's ``Report`` for the current build, the BOM meta and where it was last ex
 Every change goes through :meth:`SlotwiseApp.apply_edits`, which applies engine edits,
 re-runs ``engine.check.evaluate.evaluate`` (pure, < 1 ms) and autosaves.  The catalog is loaded
 in a worker thread so the first frame does not wait for it.
+
+The flows the app runs live beside it, as functions of the app: start-up and recovery
+(:mod:`slotwise.tui.startup`), the autosave wiring (:mod:`slotwise.tui.session`), export and
+quit (:mod:`slotwise.tui.export_quit`); messages screens post are :mod:`slotwise.tui.messages`.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from slotwise.tui import export_quit, session, startup
 from slotwise.tui.keys import APP_KEYS, bindings
 from slotwise.tui.messages import CatalogReady, PricesPathChosen, StartupFailed
 from slotwise.tui.options import OptionSet
@@ -213,7 +218,11 @@ class SlotwiseApp(App[int]):
         if self.catalog is not None and self.bom_arg is None:
             self.post_message(CatalogReady(self.catalog))
             return
-        if self.bom_arg is None and self.initial_build is None and not self._autosaves_exist():
+        if (
+            self.bom_arg is None
+            and self.initial_build is None
+            and not startup.autosaves_exist(self)
+        ):
             # Nothing to resume: the chooser can be up before the catalog (issue #14, start-up
             # time); it switches to the validated records when they arrive.
             from types import SimpleNamespace
@@ -297,362 +306,21 @@ class SlotwiseApp(App[int]):
                 signal.SIGTERM, self.action_quit_keeping_work
             )
 
-    def _autosaves_exist(self) -> bool:
-        """Any autosave file on disk (cheap: no parsing, no engine import)."""
-        if not self._autosave_on:
-            return False
-        from slotwise.engine.store.local_paths import state_root
-
-        root = Path(self._state_dir).expanduser() if self._state_dir else state_root()
-        try:
-            return (root / "autosave.json").exists() or any((root / "autosaves").glob("*.json"))
-        except OSError:  # an unreadable state directory: said when the build starts
-            return False
-
     @work(thread=True, exclusive=True, group="startup")
     def _load(self) -> None:
         """Off the event loop: read the catalog (and the BOM named on the command line)."""
-        from slotwise.parts.catalog import CatalogError, load_catalog
-
-        try:
-            catalog = self.catalog or load_catalog(
-                None if self.catalog_dir is None else os.fspath(self.catalog_dir)
-            )
-        except CatalogError as exc:
-            self.post_message(StartupFailed("The parts catalog has problems", str(exc)))
-            return
-        except OSError as exc:
-            self.post_message(StartupFailed("Cannot read the parts catalog", str(exc)))
-            return
-        loaded: Any = None  # engine.bom.LoadedBom, or a cluster_doc.ClusterDoc
-        if self.bom_arg is not None:
-            from slotwise.engine.bom import read_bom
-            from slotwise.engine.bom.cluster_doc import ClusterDocError, read_cluster, read_input
-            from slotwise.parts.safe_io import InputError
-
-            try:
-                text, is_doc = read_input(self.bom_arg)
-            except InputError:
-                text, is_doc = "", False  # read_bom says what is wrong with the file
-            if is_doc:  # a cluster document: its own screen
-                try:
-                    loaded = read_cluster(text, filename=self.bom_arg)
-                except ClusterDocError as exc:
-                    self.post_message(StartupFailed("The cluster document has problems", str(exc)))
-                    return
-            else:
-                loaded = read_bom(self.bom_arg, catalog)
-        self.store  # noqa: B018 - import tui.autosave here, off the event loop
-        from slotwise.tui.history import History  # noqa: F401 - likewise
-
-        self.post_message(CatalogReady(catalog, loaded))
-        self.evaluate_fn()  # the rule modules: after the first screen, before the first edit
+        startup.load(self)
 
     def on_startup_failed(self, message: StartupFailed) -> None:
-        from slotwise.tui.screens.message import ErrorScreen
-
-        self.query_one("#loading", Static).update(message.title)
-        self.push_screen(ErrorScreen(message.title, message.text, fatal=True))
+        startup.startup_failed(self, message)
 
     def on_catalog_ready(self, message: CatalogReady) -> None:
-        from slotwise.engine.bom.meta import BomMeta
-        from slotwise.tui.history import History
-
-        self.catalog = message.catalog
-        loaded = message.loaded
-        if self._early_chooser:
-            self._early_chooser = False
-            self._catalog_arrived()
-            return
-        self.query_one("#loading", Static).update(
-            "slotwise — catalog loaded.  Ctrl+N / n: new build · Ctrl+Q: quit"
-        )
-        if loaded is not None:
-            from slotwise.engine.bom.cluster_doc import ClusterDoc
-
-            if isinstance(loaded, ClusterDoc):
-                from slotwise.tui.screens.cluster import ClusterScreen
-
-                self.push_screen(
-                    ClusterScreen(loaded, opened_file=True), lambda _: self.action_new_build()
-                )
-                return
-            self._open_loaded(loaded)
-            return
-        if self.initial_build is not None:
-            self.state.meta = BomMeta.new(clock=self.clock)
-            self.start(History(self.initial_build), saved=None)
-            return
-        entries = self._recoverable()
-        if entries:
-            self._offer_resume(entries)
-        else:
-            self.action_new_build()
-        self._report_set_aside()
-
-    def _recoverable(self) -> list[AutosaveEntry]:
-        """Autosaved builds this catalog can open; the others are set aside (with a reason
-        in ``_aside_msgs``), never dropped."""
-        self._aside_msgs = []
-        if self.store is None:
-            return []
-        entries = self.store.entries()
-        self._aside_msgs.extend(self.store.problems)
-        usable = []
-        for e in entries:
-            sku = e.state.build.chassis
-            if sku in self.catalog.chassis:
-                usable.append(e)
-                continue
-            if e.locked_by is not None:
-                continue  # a live slotwise (with its own overlay) edits it: not ours to move
-            slot = self.store.open(e.build_id)
-            slot.set_aside(
-                f"it is a build on chassis {sku}, which this parts catalog does not have "
-                "(was it made with a --catalog overlay? move the file back into "
-                f"{slot.dir} and start slotwise with that overlay)"
-            )
-            self._aside_msgs.append(slot.problem or f"{e.path} was set aside")
-        return usable
-
-    def _report_set_aside(self) -> None:
-        from slotwise.tui.screens.message import ErrorScreen
-
-        if self._aside_msgs:
-            self.push_screen(
-                ErrorScreen(
-                    "Some autosaves could not be resumed",
-                    "\n\n".join(self._aside_msgs)
-                    + "\n\nNothing was deleted: each file was kept where it says.",
-                )
-            )
-
-    def _open_loaded(self, loaded) -> None:
-        from slotwise.tui.screens.message import ErrorScreen
-
-        problems = "\n".join(
-            f"- {p.severity.upper()}: {p.message}"
-            + (f" (line {p.line})" if getattr(p, "line", None) else "")
-            + (f"\n  → {p.fix}" if p.fix else "")
-            for p in loaded.problems
-        )
-        if loaded.build is None or loaded.build.chassis not in self.catalog.chassis:
-            self.action_new_build()
-            self.push_screen(
-                ErrorScreen(
-                    f"Cannot open {loaded.filename}",
-                    (problems or "the file names no known chassis")
-                    + "\n\nStarting a new build instead.",
-                )
-            )
-            return
-        clash = self._unexported_autosave_of(loaded)
-        if clash is not None:
-            self._ask_bom_or_autosave(loaded, clash, problems)
-            return
-        self._open_bom(loaded, problems)
-
-    def _unexported_autosave_of(self, loaded) -> AutosaveEntry | None:
-        """The newest free autosave of the same file whose build differs from the file's."""
-        if self.store is None:
-            return None
-        target = Path(loaded.filename).resolve()
-        for e in self.store.entries():
-            st = e.state
-            if (
-                st.bom_path
-                and Path(st.bom_path).expanduser().resolve() == target
-                and st.build != loaded.build
-                and e.locked_by is None
-                and st.build.chassis in self.catalog.chassis
-            ):
-                return e
-        return None
-
-    def _ask_bom_or_autosave(self, loaded, clash: AutosaveEntry, problems: str) -> None:
-        from slotwise.tui.screens.confirm import ConfirmScreen
-        from slotwise.tui.screens.recover import entry_text
-
-        def answer(resume: bool | None) -> None:
-            if resume:
-                self._resume(clash)
-            else:
-                self._open_bom(loaded, problems)
-
-        self.push_screen(
-            ConfirmScreen(
-                f"{loaded.filename} has autosaved changes that are not in the file:\n\n"
-                + entry_text(clash).plain
-                + "\n\nResume the autosave, or open the file as saved? Either way the "
-                "autosave is kept (it stays on the start screen's list).",
-                yes="Resume the autosave",
-                no="Open the file",
-            ),
-            answer,
-        )
-
-    def _open_bom(self, loaded, problems: str) -> None:
-        from slotwise.tui.history import History
-        from slotwise.tui.screens.message import ErrorScreen
-
-        self.state.meta = loaded.meta
-        self.state.bom_path = str(Path(loaded.filename).expanduser().resolve())
-        self.state.pricing = BomPricing(
-            prices=dict(loaded.prices) or None,
-            currency=loaded.currency,
-            price_note=loaded.price_note,
-        )
-        self.start(History(loaded.build), saved=loaded.build)
-        if loaded.problems:
-            self.push_screen(ErrorScreen(f"{loaded.filename} loaded with problems", problems))
-        if loaded.refused_config:
-            ref = loaded.refused_config
-            if not ref.startswith("~") and not Path(ref).is_absolute():
-                ref = str(Path(loaded.filename).expanduser().parent / ref)  # as the BOM meant
-            self._ask_outside_config(ref)
-
-    def _ask_outside_config(self, ref: str) -> None:
-        """The BOM names a model config outside its folder (engine.bom.config_path): read it
-        only if the user says so (Enter keeps it unread)."""
-        from slotwise.engine.build.edits import SetWorkload
-        from slotwise.tui.screens.confirm import ConfirmScreen
-
-        def answer(yes: bool | None) -> None:
-            wl = self.history.current.workload if self.history else None
-            if yes and wl is not None:
-                self.apply_edits(
-                    [SetWorkload(workload=wl.model_copy(update={"config": ref}))],
-                    "read the model config the BOM names",
-                )
-
-        self.push_screen(
-            ConfirmScreen(
-                f"This BOM names a model config outside its own folder:\n\n  {ref}\n\n"
-                "A file from someone else should not read files on this machine. Read it "
-                "anyway? (Otherwise the workload has no model until you choose one.)",
-                yes="Read it",
-                no="Leave it",
-                enter_means_yes=False,
-            ),
-            answer,
-        )
-
-    def _offer_resume(self, entries: list[AutosaveEntry]) -> None:
-        from slotwise.tui.screens.recover import RecoverScreen
-
-        def answer(choice: tuple[str, AutosaveEntry | None] | None) -> None:
-            what, entry = choice or ("new", None)
-            if what == "resume" and entry is not None:
-                self._resume(entry)
-            else:
-                self.action_new_build()
-
-        self.push_screen(RecoverScreen(entries), answer)
-
-    def _resume(self, entry: AutosaveEntry) -> None:
-        """Continue an autosaved build; one open in another slotwise continues as a copy."""
-        from slotwise.engine.bom.meta import BomMeta
-        from slotwise.tui.history import History
-
-        assert self.store is not None
-        slot = self.store.open(entry.build_id)
-        holder = self._lock(slot)
-        if holder is not None:
-            slot = self.store.new()
-            self._lock(slot)
-            pid = f" (pid {holder.pid})" if holder.pid else ""
-            self.notify(
-                f"That build is open in another slotwise{pid}: you are editing a copy; "
-                "both are kept.",
-                severity="warning",
-                timeout=8,
-            )
-        self._take_slot(slot)
-        st = entry.state
-        self.state.meta = st.meta or BomMeta()
-        self.state.bom_path = st.bom_path
-        history = History.restore(st.build, st.undo, st.redo, st.undo_labels, st.redo_labels)
-        if holder is None and st.session and st.option:
-            self._restore_options(entry, history)
-        self.start(history, saved=st.saved, resumed=True, copy=holder is not None)
-        when = st.saved_at.strftime("%Y-%m-%d %H:%M UTC")
-        self.notify(f"Resumed the build autosaved {when}.", timeout=3)
-        if len(self.options) > 1:
-            letters = ", ".join(self.options.letter(i) for i in range(len(self.options)))
-            self.notify(
-                f"Options {letters} are back; editing {self.options.label(self.options.active)}. "
-                "F6 compares them.",
-                timeout=6,
-            )
-
-    def _restore_options(self, entry: AutosaveEntry, history: History) -> None:
-        """The other options autosaved in ``entry``'s session come back with their letters
-        (each locked for this app; one open in another slotwise stays there)."""
-        from slotwise.engine.bom.meta import BomMeta
-        from slotwise.tui.history import History
-        from slotwise.tui.options import LETTERS, BuildOption, OptionSet
-
-        assert self.store is not None
-        st = entry.state
-        found: dict[str, BuildOption] = {}
-        for e in self.store.entries():
-            o = e.state
-            if o.session != st.session or not o.option or o.option in found:
-                continue
-            if e.build_id == entry.build_id:
-                found[o.option] = BuildOption(
-                    history=history,
-                    meta=o.meta or BomMeta(),
-                    saved_build=o.saved,
-                    bom_path=o.bom_path,
-                    slot=self.slot,
-                )
-                continue
-            if e.locked_by is not None or o.build.chassis not in self.catalog.chassis:
-                continue
-            slot = self.store.open(e.build_id)
-            if self._lock(slot) is not None:
-                continue
-            found[o.option] = BuildOption(
-                history=History.restore(o.build, o.undo, o.redo, o.undo_labels, o.redo_labels),
-                meta=o.meta or BomMeta(),
-                saved_build=o.saved,
-                bom_path=o.bom_path,
-                slot=slot,
-            )
-        letters = sorted(found, key=LETTERS.index)
-        if len(letters) < 2 or st.option not in letters:
-            return
-        opts = OptionSet(session=st.session)
-        for letter in letters:
-            opts.add(found[letter])
-        opts.active = letters.index(st.option)
-        self.options = opts
-
-    def _take_slot(self, slot: Autosave | None) -> None:
-        if self.slot is not None and self.slot is not slot:
-            self.slot.unlock()
-        self.state.slot = slot
+        startup.catalog_ready(self, message)
 
     def discard_autosave(self, entry: AutosaveEntry) -> Path | None:
         """Move an autosave to the trash (the start screen asks first).  Raises
         tui.autosave.AutosaveError (AutosaveBusy: open in another slotwise) when it cannot."""
-        assert self.store is not None
-        return self.store.open(entry.build_id).discard()
-
-    def _lock(self, slot: Autosave):
-        """Take ``slot``'s lock; an unusable state directory is said once and work goes on
-        (the build is then not autosaved).  Returns the other holder, as Autosave.lock."""
-        try:
-            return slot.lock()
-        except OSError as exc:  # tui.autosave.AutosaveError: names the path and the fix
-            self._warn_autosave(exc)
-            return None
-
-    def _warn_autosave(self, exc: OSError) -> None:
-        if not self._autosave_warned:
-            self._autosave_warned = True
-            self.notify(str(exc), severity="warning", timeout=12)
+        return session.discard_autosave(self, entry)
 
     # ------------------------------------------------------------------------- state
     def evaluate_fn(self) -> Callable[[Build, Catalog], Report]:
@@ -692,7 +360,7 @@ class SlotwiseApp(App[int]):
 
         if self.slot is None and self.store is not None:
             slot = self.store.new()
-            self._lock(slot)  # a new id: nobody else has it
+            session.lock(self, slot)  # a new id: nobody else has it
             self.state.slot = slot
         self.state.history = history
         self.state.saved_build = saved
@@ -700,7 +368,7 @@ class SlotwiseApp(App[int]):
         if saved is None and not resumed and not history.can_undo and not history.can_redo:
             self.state.saved_build = history.current  # a fresh build has nothing to lose yet
         self.state.report = self.evaluate_build(history.current)
-        self._save_state()
+        session.save_state(self)
         screen = self._build_screen()
         if screen is None:
             self.push_screen(BuildScreen())
@@ -760,52 +428,10 @@ class SlotwiseApp(App[int]):
 
     def _changed(self, reload_form: bool = True) -> None:
         self.state.report = self.evaluate_build(self.editing.current)
-        self._save_state()
+        session.save_state(self)
         screen = self._build_screen()
         if screen is not None:
             screen.refresh_view(reload_form=reload_form)
-
-    def _save_state(self) -> None:
-        slot, h = self.slot, self.history
-        if slot is None or h is None:
-            return
-        pinned = bool(self.options.options)
-        if not (pinned or h.can_undo or h.can_redo or self.dirty or slot.exists()):
-            return  # a build just started or opened: nothing to lose yet
-        self._save_option(self._active_option(), self.options.active if pinned else None)
-
-    def _save_option(self, opt: BuildOption, index: int | None) -> None:
-        """Write one option's autosave, with the session id and its letter when pinned."""
-        if opt.slot is None:
-            return
-        h = opt.history
-        opts = self.options
-        try:
-            opt.slot.save(
-                h.current,
-                undo=h.undo_builds,
-                redo=h.redo_builds,
-                bom_path=opt.bom_path,
-                meta=opt.meta if opt.meta is not None else self.open_meta,
-                undo_labels=h.undo_labels,
-                redo_labels=h.redo_labels,
-                saved=opt.saved_build,
-                session=opts.session if index is not None else None,
-                option=opts.letter(index) if index is not None else None,
-                label=self._session_label() if index in (None, opts.active) else opts.label(index),
-            )
-        except OSError as exc:  # tui.autosave.AutosaveError: names the path and cause
-            self._warn_autosave(exc)
-
-    def _session_label(self) -> str | None:
-        """Which of the session's builds this is, for the resume list: the option letter
-        once pinned, "copy" for a copy of a build another slotwise holds open."""
-        parts = []
-        if len(self.options):
-            parts.append(self.options.label(self.options.active))
-        if self.is_copy:
-            parts.append("copy")
-        return ", ".join(parts) or None
 
     def apply_blink(self, screen) -> None:
         """Screens call this on mount: no blinking cursors when ``cursor_blink`` is False."""
@@ -830,24 +456,6 @@ class SlotwiseApp(App[int]):
 
         if not any(isinstance(s, CommandPalette) for s in self.screen_stack):
             super().action_command_palette()
-
-    def _catalog_arrived(self) -> None:
-        """The real catalog replaces the chooser's preview (or a choice made on it runs)."""
-        from slotwise.tui.screens.chooser import ChassisChooser
-
-        self.query_one("#loading", Static).update(
-            "slotwise — catalog loaded.  Ctrl+N / n: new build · Ctrl+Q: quit"
-        )
-        sku, self._pending_sku = self._pending_sku, None
-        if sku is not None:
-            if sku in self.catalog.chassis:
-                self._chassis_chosen(sku)
-            else:
-                self.action_new_build()
-            return
-        for screen in self.screen_stack:
-            if isinstance(screen, ChassisChooser):
-                screen.use_catalog(self.catalog)
 
     def _chassis_chosen(self, sku: str | None) -> None:
         if sku is None:
@@ -897,172 +505,15 @@ class SlotwiseApp(App[int]):
         self._push_chooser(self.catalog)
 
     def action_export(self) -> None:
-        from slotwise.tui.screens.export import ExportScreen
-
-        if self.history is None:
-            return
-        from slotwise.tui.screens.export import default_bom_name
-
-        meta = self.open_meta
-        default = self.bom_path or default_bom_name(
-            self.history.current.chassis, meta.customer, meta.project, self.clock()
-        )
-
-        def chosen(path: str | None) -> None:
-            if path is None:
-                return
-            from slotwise.tui.screens.export import EXPORT_FORMATS, export_format, written_paths
-
-            if export_format(path) is None:
-                self.notify(
-                    f"{path}: name the file {', '.join(EXPORT_FORMATS)} to say what to write "
-                    "(the BOM, the customer document, the line items); nothing was written.",
-                    severity="warning",
-                    timeout=8,
-                )
-                return
-            p = Path(path).expanduser()
-            existing = [q for q in written_paths(p) if q.exists()]
-            if existing:
-                from slotwise.tui.screens.confirm import ConfirmScreen
-
-                def answer(yes: bool | None) -> None:
-                    if yes:
-                        self.export_to(p, force=True)
-
-                self.push_screen(
-                    ConfirmScreen(
-                        " and ".join(str(q) for q in existing)
-                        + (" already exist" if len(existing) > 1 else " already exists")
-                        + ". Overwrite?",
-                        yes="Overwrite",
-                        no="Keep it",
-                        enter_means_yes=False,  # Enter, Enter never replaces a file
-                    ),
-                    answer,
-                )
-            else:
-                self.export_to(p, force=False)
-
-        self.push_screen(ExportScreen(default), chosen)
+        export_quit.export(self)
 
     def export_to(self, path: Path, force: bool) -> bool:
         """Write the build to ``path``: the BOM (.toml), the customer document (.md) or the line
         items (.csv), as the extension says (tui.screens.export.EXPORT_FORMATS)."""
-        from slotwise.engine.bom import BomExistsError, export_bom, write_bom
-        from slotwise.tui.screens.export import export_format
-
-        fmt = export_format(str(path)) or "toml"
-        meta = self.open_meta.touched(self.clock)
-        if fmt != "toml":
-            return self._export_document(path, fmt, meta, force)
-        text = export_bom(
-            self.editing.current,
-            self.catalog,
-            meta,
-            report=self.report,
-            **self.pricing.export_kwargs(),
-        )
-        try:
-            write_bom(path, text, force=force)
-        except (BomExistsError, OSError) as exc:
-            from slotwise.tui.screens.message import ErrorScreen
-
-            self.push_screen(
-                ErrorScreen(
-                    "Export failed", f"{path}: {exc}\n\nChoose another file name or directory."
-                )
-            )
-            return False
-        self.state.meta = meta
-        self.state.bom_path = str(Path(path).expanduser().resolve())
-        self.state.saved_build = self.editing.current
-        self._changed(reload_form=False)
-        self.notify(f"Exported the BOM to {self.bom_path}", timeout=4)
-        return True
-
-    def _export_document(self, path: Path, fmt: str, meta: BomMeta, force: bool) -> bool:
-        """The customer Markdown (with the pinned options side by side, and the engineering notes
-        in a file beside it) or the CSV line items; the build stays unexported as a BOM."""
-        from slotwise.engine.bom import BomExistsError, write_bom
-        from slotwise.tui.input_labels import app_words
-        from slotwise.tui.screens.export import notes_path
-
-        build, kw = self.editing.current, self.pricing.export_kwargs()
-        files: list[tuple[Path, str]] = []
-        if fmt == "md":
-            from slotwise.engine.bom.markdown import engineering_notes, to_markdown
-
-            report = self.report if self.report is not None else self.evaluate_build(build)
-            text = to_markdown(build, self.catalog, meta, report, **kw)
-            compared = self._options_markdown()
-            if compared:
-                text = text.rstrip("\n") + "\n\n" + compared
-            files.append((path, app_words(text)))
-            notes = engineering_notes(build, self.catalog, meta, report)
-            files.append((notes_path(path), app_words(notes)))
-            what = "the customer document" + (" with the options side by side" if compared else "")
-        else:
-            from slotwise.engine.bom.csv_export import to_csv
-
-            text = to_csv(build, self.catalog, kw.get("prices"), kw.get("currency"), meta.services)
-            files.append((path, text))
-            what = "the line items"
-        for target, body in files:
-            try:
-                write_bom(target, body, force=force)
-            except (BomExistsError, OSError) as exc:
-                from slotwise.tui.screens.message import ErrorScreen
-
-                self.push_screen(
-                    ErrorScreen(
-                        "Export failed",
-                        f"{target}: {exc}\n\nChoose another file name or directory.",
-                    )
-                )
-                return False
-        where = Path(path).expanduser().resolve()
-        if fmt == "md":
-            self.notify(
-                f"Wrote {what} to {where}; the engineering notes (rule ids, catalog to-dos, "
-                f"part-number sources) to {notes_path(where).name}",
-                timeout=6,
-            )
-        else:
-            self.notify(f"Wrote {what} to {where}", timeout=4)
-        return True
-
-    def _options_markdown(self) -> str | None:
-        """The pinned options side by side (engine.plan.compare, as `slotwise compare`), under
-        the edited build's workload; None with fewer than two options."""
-        opts = self.options
-        if len(opts) < 2:
-            return None
-        from slotwise.engine.plan.compare import comparison_markdown
-        from slotwise.tui.screens.compare import comparison_for
-
-        opts.options[opts.active] = self._active_option()
-        labels = [
-            opts.label(i) + (" (detailed above)" if i == opts.active else "")
-            for i in range(len(opts))
-        ]
-        builds = [o.build for o in opts.options]
-        return comparison_markdown(comparison_for(labels, builds, self.catalog, opts.active))
+        return export_quit.export_to(self, path, force)
 
     def action_quote_details(self) -> None:
-        from slotwise.tui.screens.quote import QuoteScreen
-
-        if self.history is None:
-            return
-
-        def kept(meta: BomMeta | None) -> None:
-            if meta is None:
-                return
-            self.state.meta = meta
-            self._changed(reload_form=False)  # the autosave keeps the details
-            self.notify("Quote details kept; they go into the BOM and the customer document.")
-
-        self.push_screen(QuoteScreen(self.open_meta), kept)
+        export_quit.quote_details(self)
 
     async def action_quit(self) -> None:
         """Textual's own quit (the palette's "Quit", any ``app.quit`` binding): the same
@@ -1077,55 +528,10 @@ class SlotwiseApp(App[int]):
         """Every quit path ends here.  No build open (start screen, chooser): nothing is
         touched.  Build exported: its autosave goes to the trash (kept for a while).
         Unexported changes: ask; the autosave keeps them for the next start."""
-        from slotwise.tui.screens.confirm import ConfirmScreen
-
-        if self.history is None:
-            self.exit(0)
-            return
-        if not self.dirty and not self.other_options_dirty():
-            message = None
-            if self.slot is not None:
-                with contextlib.suppress(OSError):  # then it stays listed: nothing is lost
-                    had_history = self.slot.exists() and self.history.can_undo
-                    trashed = self.slot.discard()
-                    if had_history and trashed is not None:
-                        message = self._trashed_message(trashed)
-            self.exit(0, message=message)
-            return
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.exit(0)  # the autosave keeps the work: offered again on next start
-
-        self.push_screen(
-            ConfirmScreen(
-                "The build has changes that are not exported.\n\nQuit anyway? The autosave "
-                "keeps them and slotwise offers to resume next time.",
-                yes="Quit",
-                no="Stay",
-            ),
-            answer,
-        )
-
-    def _trashed_message(self, trashed: Path) -> str:
-        """Said on the terminal after a clean quit: where the exported build's undo history
-        went, and for how long it is kept."""
-        from slotwise.tui.autosave import TRASH_KEEP
-
-        assert self.history is not None
-        n = len(self.history.undo_builds)
-        return (
-            f"slotwise: {self.history.current.chassis} is exported ({self.bom_path}); its undo "
-            f"history ({n} change{'s' if n != 1 else ''}) is in the trash for "
-            f"{TRASH_KEEP.days} days: {trashed}"
-        )
+        export_quit.request_quit(self)
 
     def on_unmount(self) -> None:
-        if self.slot is not None:
-            self.slot.unlock()  # a killed app's lock is freed by the kernel instead
-        for i, opt in enumerate(self.options.options):
-            if i != self.options.active and opt.slot is not None:
-                opt.slot.unlock()
+        session.unlock_all(self)
 
     # ------------------------------------------------------------------------- options
     def _active_option(self) -> BuildOption:
@@ -1173,7 +579,7 @@ class SlotwiseApp(App[int]):
         slot = None
         if self.store is not None:
             slot = self.store.new()
-            self._lock(slot)  # a new id: nobody else has it
+            session.lock(self, slot)  # a new id: nobody else has it
         kept = opts.active
         if opts.session is None:
             first = opts.options[0].slot
@@ -1181,7 +587,7 @@ class SlotwiseApp(App[int]):
         index = opts.add(opts.copy_of(opts.options[kept], slot))
         for i, opt in enumerate(opts.options):  # every option's file now carries its letter
             if i != index:
-                self._save_option(opt, i)
+                session.save_option(self, opt, i)
         self._enter_option(index)
         self.notify(
             f"Pinned {opts.label(kept)}; now editing {opts.label(index)}, a copy of it. "
