@@ -15,6 +15,11 @@ the GPU alone).  Each *need* gets its own count, and the answer is the largest:
 * **serving**: inference for N users: replicas of the model, each with as many users as get the
   asked tokens/s x (1 + margin) and whose KV cache x (1 + memory margin) fits; replica groups
   are independent (no fabric between them), so the servers are groups x replica-group size.
+* **the three-way memory verdict** (issue 23, :mod:`engine.estimate.memory_range`): at the sized
+  count, does the whole range of the memory estimate fit (``fits``), only the estimate or its
+  low end (``tight``: what the trainer or the serving engine does decides it), or not even the
+  low end?  The count is set with the margin above; a ``tight`` answer is said (the headline,
+  ``compare``) and ranks below a ``fits`` one (``suggest``), never hidden behind "fits".
 * **fabric**: a count above one for training, or a replica spanning servers, needs the build's
   scale-out NICs.  A build without any gets no count: an error and a fix (which NICs, which
   slots), with the count that fix would give; removing NICs therefore never lowers the count.
@@ -36,6 +41,7 @@ from pydantic import BaseModel, ConfigDict
 from slotwise.engine.check.margin import Margin, margin_for
 from slotwise.engine.estimate import Estimate, estimate
 from slotwise.engine.estimate.links import Links, default_links
+from slotwise.engine.estimate.memory_range import MemoryFit
 from slotwise.engine.estimate.serving import Serving
 from slotwise.engine.inputs import ref
 from slotwise.engine.workload import Workload
@@ -106,13 +112,28 @@ class Sizing(BaseModel):
     serving: Serving | None = None
     load: str | None = None
     fabric_assumed: str | None = None
+    #: The three-way memory verdict at the sized count and load (None: not sized).
+    memory_fit: MemoryFit | None = None
+    #: The memory range's high end per GPU there, bytes (what "tight" fails to hold).
+    #: "tight in memory: ... ; what to change" (None unless the verdict is tight).
+    memory_tight_text: str | None = None
 
     def need(self, kind: NeedKind) -> Need | None:
         return next((n for n in self.needs if n.kind == kind), None)
 
     @property
+    def memory_tight(self) -> bool:
+        """The estimate fits, the high end of its range does not (the three-way verdict)."""
+        return self.memory_fit == "tight"
+
+    @property
     def tight(self) -> bool:
-        return any(n.tight for n in self.needs)
+        """Tight in memory (the range), or a need met only inside the margin on fewer servers."""
+        return self.memory_tight or any(n.tight for n in self.needs)
+
+    def tight_words(self) -> str | None:
+        """What 'tight in memory' means here and what to change, or None when it is not."""
+        return self.memory_tight_text if self.memory_tight else None
 
     @property
     def unknown(self) -> tuple[str, ...]:
@@ -132,7 +153,9 @@ class Sizing(BaseModel):
         by = f", set by {d.kind}" if d is not None and self.servers > 1 else ""
         return (
             f"{self.servers:,} server{'s' if self.servers != 1 else ''} of "
-            f"{self.gpus_per_server} x {self.gpu}{by}; "
+            f"{self.gpus_per_server} x {self.gpu}{by}"
+            + ("; tight in memory" if self.memory_tight else "")
+            + "; "
             + (f"margin {self.margin.short()}" if short else self.margin.describe())
         )
 
@@ -140,6 +163,9 @@ class Sizing(BaseModel):
         """The summary, then one line per need (and what is unknown), for text front ends."""
         out = [self.summary()]
         out += [f"  {n.text}" for n in self.needs]
+        tight = self.tight_words()
+        if tight:
+            out.append(f"  {tight}")
         if self.load:
             out.append(f"  serving figures hold at {self.load}")
         if self.fabric_assumed:
@@ -152,6 +178,7 @@ class Sizing(BaseModel):
             "gpu": self.gpu,
             "gpus_per_server": self.gpus_per_server,
             "tight": self.tight,
+            "memory_fit": self.memory_fit,
             "margin": self.margin.model_dump(),
             "margin_text": self.margin.describe(),
             "needs": [n.model_dump() | {"tight": n.tight} for n in self.needs],
@@ -164,6 +191,22 @@ class Sizing(BaseModel):
             "serving": self.serving.to_json() if self.serving else None,
             "summary": self.summary(),
         }
+
+
+#: What to say about a tight fit: what narrows the range or makes room (training).
+TIGHT_ADVICE = (
+    "name the trainer (and era) to narrow the range, state gradient checkpointing and the loss "
+    "kernel, or leave room: a smaller micro-batch or more GPUs"
+)
+#: The same for serving: the KV cache of the users and the context are what make room.
+SERVING_TIGHT_ADVICE = (
+    "leave room: fewer users per replica, a shorter context, an FP8 KV cache or more GPUs"
+)
+
+
+def tight_advice(training: bool) -> str:
+    """What to change when the memory verdict is tight, for training or serving."""
+    return TIGHT_ADVICE if training else SERVING_TIGHT_ADVICE
 
 
 def _fewest(ok: Callable[[int], bool], limit: int = HARD_LIMIT) -> int | None:
@@ -264,6 +307,18 @@ def size_servers(
     sv = load = None
     if serving and workload.users and k_mem is not None:
         sv, load = _at_load(est, variants, workload, servers or would, k_mem, per)
+    fit = tight_text = None
+    at = _memory_at(est, variants, workload, servers or would, k_mem, mem_tag)
+    if at is not None:
+        fit = at.memory_fit
+        m_ = at.memory_per_gpu
+        high = m_.total_bytes if m_.high_bytes is None else m_.high_bytes
+        if fit == "tight":
+            tight_text = (
+                f"tight in memory: the estimate fits, the high end of its range "
+                f"({high / GIB:,.1f} GiB per GPU) does not fit the {at.usable_bytes / GIB:,.1f} "
+                f"GiB usable; {tight_advice(workload.training)}"
+            )
     assumed = None
     if fabric is None and servers is not None and fabric_needed:
         assumed = (
@@ -284,7 +339,28 @@ def size_servers(
         serving=sv,
         load=load,
         fabric_assumed=assumed,
+        memory_fit=fit,
+        memory_tight_text=tight_text,
     )
+
+
+def _memory_at(
+    est,
+    variants: dict[str, Workload],
+    w: Workload,
+    servers: int | None,
+    k_mem: int | None,
+    mem_tag: str,
+) -> Estimate | None:
+    """The estimate the three-way memory verdict is read from: serving, one replica group at
+    its share of the users (the sized load); training, the sized count of servers."""
+    if k_mem is None:
+        return None
+    if "at-load" in variants:
+        return est(k_mem, "at-load")
+    if w.training:
+        return est(servers or k_mem, mem_tag)
+    return est(k_mem, mem_tag)
 
 
 def _fits(e: Estimate, margin: float) -> bool:

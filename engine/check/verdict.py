@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from slotwise.engine.check.sizing import Sizing
+from slotwise.engine.check.sizing import TIGHT_ADVICE as TIGHT_ADVICE  # re-exported
+from slotwise.engine.check.sizing import Sizing, tight_advice
 from slotwise.engine.estimate import Estimate
 from slotwise.engine.estimate.memory_range import MemoryFit, memory_fit
 from slotwise.engine.estimate.serving import Serving
@@ -76,13 +77,6 @@ def context_overrun(workload: Workload, positions: int | None, name: str) -> str
     )
 
 
-#: What to say about a tight fit: what narrows the range or makes room.
-TIGHT_ADVICE = (
-    "name the trainer (and era) to narrow the range, state gradient checkpointing and the loss "
-    "kernel, or leave room: a smaller micro-batch or more GPUs"
-)
-
-
 class Verdict(BaseModel):
     """What a workload estimate means for the build it ran on."""
 
@@ -123,7 +117,10 @@ class Verdict(BaseModel):
             return "miss"
         if sz.servers > 1:
             return "tight" if all(n.bare == 1 for n in sz.needs if n.known) else "miss"
-        return "unknown" if sz.unknown else "ok"
+        if sz.unknown:
+            return "unknown"
+        # the three-way memory verdict: the estimate fits, the high end of its range does not
+        return "tight" if self.memory == "tight" else "ok"
 
     @property
     def headline(self) -> str:
@@ -133,6 +130,8 @@ class Verdict(BaseModel):
 
     low_bytes: float | None = None
     high_bytes: float | None = None
+    #: Training (True) or serving: what the tight-memory advice speaks of.
+    training: bool = False
 
     @property
     def memory(self) -> MemoryFit:
@@ -201,6 +200,15 @@ def _memory_part(v: Verdict) -> tuple[str, bool]:
         return "does not fit in memory", True
     if sz is not None and need is not None and need.servers is not None and need.servers > 1:
         return f"tight in memory (fits only inside the {_pct(sz.margin.memory)} margin)", True
+    if v.memory == "tight":
+        # the three-way verdict (engine.estimate.memory_range): never "fits" over a tight range
+        high = v.need_bytes if v.high_bytes is None else v.high_bytes
+        what = tight_advice(v.training)
+        return (
+            f"tight in memory (the estimate fits, the high end of its range, "
+            f"{high / 2**30:,.1f} GiB, does not: {what})",
+            False,
+        )
     spare = 1 - v.need_bytes / v.usable_bytes if v.usable_bytes else 0.0
     return f"fits in memory ({_pct(spare)} spare)", False
 
@@ -282,4 +290,5 @@ def verdict(est: Estimate, workload: Workload | None, sizing: Sizing | None = No
         sizing=sizing,
         low_bytes=est.memory_per_gpu.low_bytes,
         high_bytes=est.memory_per_gpu.high_bytes,
+        training=bool(workload is not None and workload.training),
     )

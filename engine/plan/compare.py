@@ -231,7 +231,8 @@ def _workload_rows(evs: Sequence[_Evaluated]) -> list[Row]:
         need.append(Cell(value=round(gib, 2), text=f"{gib:,.1f} / {have:,.0f}\u00a0GiB"))
         spare = (est.usable_bytes - est.memory_per_gpu.total_bytes) / GIB
         headroom.append(Cell(value=round(spare, 2), text=_fmt(spare, 1, "GiB")))
-        fits.append(Cell(value=est.fits, text="fits" if est.fits else "does not fit"))
+        # the three-way memory verdict (engine.estimate.memory_range): "tight" is said
+        fits.append(Cell(value=est.fits, text=est.memory_fit))
         days = est.train_hours / 24 if est.train_hours is not None else None
         train_days.append(Cell(value=_num(days), text=_duration(est.train_hours)))
         tps = est.decode_tokens_per_s
@@ -244,25 +245,45 @@ def _workload_rows(evs: Sequence[_Evaluated]) -> list[Row]:
     if any(isinstance(c.value, float) for c in train_days):
         rows.append(_row("train_days", "time to train", train_days, "days", "lower"))
     if any(isinstance(c.value, float) for c in decode):
-        rows.append(_row("decode_tokens_per_s", "decode speed", decode, "tok/s", "higher"))
+        users = next(
+            (ev.report.estimate.serving.users for ev in evs if ev.report.estimate and
+             ev.report.estimate.serving), None,
+        )  # fmt: skip
+        # the estimate's decode rate: the workload's users (else one sequence) on one server
+        label = f"decode speed, {users:,} users on one server" if users else "decode speed, 1 user"
+        rows.append(_row("decode_tokens_per_s", label, decode, "tok/s", "higher"))
     rows += _serving_rows(evs)
     return rows
 
 
 def _serving_rows(evs: Sequence[_Evaluated]) -> list[Row]:
-    """Serving capacity (engine.estimate.serving) when the workload is inference."""
-    served = [ev.report.estimate.serving if ev.report.estimate else None for ev in evs]
+    """Serving figures (engine.estimate.serving) when the workload is inference, each at the
+    load it holds under: the sizing answer's users per server (engine.check.sizing, the load
+    the "servers for the workload" row is sized at), else the workload's users on one server.
+    The load is a row of its own, so no figure is read as holding at another load."""
+    served = []
+    for ev in evs:
+        v = ev.report.verdict
+        sz = v.sizing if v is not None else None
+        est = ev.report.estimate
+        served.append(
+            sz.serving
+            if sz is not None and sz.serving is not None
+            else (est.serving if est is not None else None)
+        )
     if not any(sv is not None for sv in served):
         return []
+    load: list[Cell] = []
     per_server: list[Cell] = []
     per_user: list[Cell] = []
     ttft: list[Cell] = []
     max_users: list[Cell] = []
     for sv in served:
         if sv is None:
-            for lst in (per_server, per_user, ttft, max_users):
+            for lst in (load, per_server, per_user, ttft, max_users):
                 lst.append(Cell(value=None, text="n/a"))
             continue
+        load.append(Cell(value=sv.users, text=f"{sv.users:,}"))
         per_server.append(
             Cell(
                 value=_num(sv.tokens_per_s_per_server),
@@ -277,18 +298,24 @@ def _serving_rows(evs: Sequence[_Evaluated]) -> list[Row]:
         )
         ttft.append(Cell(value=_num(sv.ttft_s), text=_fmt(sv.ttft_s, 2, "s")))
         max_users.append(Cell(value=sv.max_users, text=str(sv.max_users)))
-    users = next(sv.users for sv in served if sv is not None)
     return [
+        _row("serving_users_per_server", "serving load: users per server", load),
         _row(
             "serving_tokens_per_s_per_server",
-            f"tokens/s per server, {users} users",
+            "tokens/s per server, at that load",
             per_server,
             "tok/s",
             "higher",
         ),
-        _row("serving_tokens_per_s_per_user", "tokens/s per user", per_user, "tok/s", "higher"),
-        _row("serving_ttft_s", "time to first token", ttft, "s", "lower"),
-        _row("serving_max_users", "most users that fit", max_users, "", "higher"),
+        _row(
+            "serving_tokens_per_s_per_user",
+            "tokens/s per user, at that load",
+            per_user,
+            "tok/s",
+            "higher",
+        ),
+        _row("serving_ttft_s", "first token at that load", ttft, "s", "lower"),
+        _row("serving_max_users", "most users that fit a server", max_users, "", "higher"),
     ]
 
 

@@ -63,8 +63,9 @@ def test_out_writes_boms_that_validate(capsys, tmp_path):
     for f in files:
         assert main(["validate", str(f)]) == 0
     capsys.readouterr()
-    # a second run does not overwrite without --force
-    code, _, err = run(capsys, "llama-3.1-8b", "--limit", "1", "--out", str(tmp_path))
+    # a second run of the same search does not overwrite without --force
+    again = ("llama-3.1-8b", "--method", "lora", "--tokens", "100M", "--limit", "1")
+    code, _, err = run(capsys, *again, "--out", str(tmp_path))
     assert code == 2 and "--force" in err
 
 

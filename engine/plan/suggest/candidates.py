@@ -266,5 +266,6 @@ def make_candidate(
         time_metric(est, ctx.workload),
         (),
     )
-    cand.bound = (0, *cand.bound)  # known figures first (repair.finish): 0 is the floor
+    # known figures first, then "fits" before "tight" (repair.finish): 0, 0 is the floor
+    cand.bound = (0, 0, *cand.bound)
     return cand

@@ -172,8 +172,12 @@ def finish(ctx: SearchContext, cand: Candidate, build: Build, report: Report) ->
         time_metric(cand.est, ctx.workload),
         (cand.chassis.sku, cand.gpu.sku),
     )
-    # every figure known (speed, time) before builds whose speed is unknown
-    key = (int(sizing is not None and bool(sizing.unknown)), *key)
+    # every figure known (speed, time) before builds whose speed is unknown; among the known,
+    # a build whose memory verdict is "fits" before one that is only "tight" (the estimate
+    # fits, the high end of its range does not: engine.check.sizing)
+    unknown = int(sizing is not None and bool(sizing.unknown))
+    tight = int(sizing is not None and sizing.memory_tight)
+    key = (unknown, tight, *key)
     return Suggestion(
         rank=0,
         build=build,

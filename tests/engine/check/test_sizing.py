@@ -168,7 +168,10 @@ def test_margin_changes_the_server_count_where_it_should(catalog):
     assert tight.sizing.need("time").bare == 1 and tight.sizing.need("time").servers > 1
     assert tight.status == "tight" and "tight on the" in tight.headline
     loose = evaluate(build.with_(workload=wl.model_copy(update={"margin": 0.05})), catalog)
-    assert loose.verdict.servers == 1 and loose.verdict.status == "ok"
+    # one server meets the target; the status is the three-way memory verdict's (this LoRA
+    # names no trainer, so the high end of its range passes the H200 NVL's memory: "tight")
+    assert loose.verdict.servers == 1
+    assert loose.verdict.status == ("tight" if loose.verdict.memory == "tight" else "ok")
     assert "with 10 % margin" in loose.verdict.headline
 
 

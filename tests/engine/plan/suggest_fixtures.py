@@ -540,21 +540,26 @@ def valid_builds(cat, wl, arch, cons, prices, evaluator=None, estimator=None, ke
                 price = quote_build(b, prices).total if prices else math.inf
                 if cons.budget and (price is None or price > cons.budget):
                     continue
-                out.append(((ch.sku, gpu.sku, n), power, price, est.decode_tokens_per_s))
+                # the three-way memory verdict of the sizing answer: suggest ranks a "tight"
+                # build below one that fits (engine.plan.suggest.repair)
+                sz = rep.verdict.sizing if rep.verdict is not None else None
+                tight = int(sz is not None and sz.memory_tight)
+                out.append(((ch.sku, gpu.sku, n), power, price, est.decode_tokens_per_s, tight))
     return out
 
 
 def best_keys(valid, objective):
-    """Best (objective, GPUs, power, price) per (chassis, GPU, count), sorted."""
+    """Best (objective, GPUs, power, price) per (chassis, GPU, count), sorted: builds whose
+    memory verdict is "fits" before "tight" ones, then by the key."""
     best: dict[tuple, tuple] = {}
-    for k, power, price, tps in valid:
+    for k, power, price, tps, tight in valid:
         n = k[2]
         time = math.inf if tps is None else -tps
         metric = {"gpus": n, "power": power, "price": price, "time": time}[objective]
-        key = (metric, n, power, price)
+        key = (tight, metric, n, power, price)
         if k not in best or key < best[k]:
             best[k] = key
-    return sorted(best.values())
+    return [key[1:] for key in sorted(best.values())]
 
 
 def brute_force(cat, wl, arch, cons, objective, prices, evaluator=None, estimator=None):
