@@ -23,7 +23,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from slotwise.engine.build import Build  # noqa: E402
-from slotwise.engine.build.edits import AddBridge, Place, SetCount, SetWorkload  # noqa: E402
+from slotwise.engine.build.edits import (  # noqa: E402
+    AddBridge,
+    Place,
+    SetCount,
+    SetDrives,
+    SetWorkload,
+)
+from slotwise.engine.check.rules.boot import boot_drives  # noqa: E402
 from slotwise.engine.workload import Workload  # noqa: E402
 from slotwise.parts.catalog import Catalog, load_catalog  # noqa: E402
 
@@ -35,7 +42,7 @@ DEMO_WORKLOAD = Workload(model="llama-3.1-70b", method="lora", tokens=2e9, targe
 
 def demo_build(catalog: Catalog, workload: Workload | None = None) -> Build:
     """8 x H200 NVL in SYS-521GE-TNRT with only 2 PSUs (so the power rule has something to
-    say), CPUs, DIMMs and a 4-way NVLink bridge where the chassis lists one."""
+    say), CPUs, DIMMs, a 4-way NVLink bridge where the chassis lists one and the boot pair."""
     ch = catalog.chassis[DEMO_CHASSIS]
     covered = {s.covers for s in ch.slots if s.covers}
     slots = [
@@ -56,6 +63,8 @@ def demo_build(catalog: Catalog, workload: Workload | None = None) -> Build:
     )
     if quad and bridge:
         edits.append(AddBridge(sku=bridge, slots=tuple(quad)))
+    # the boot pair the boot rule and suggest fit in this chassis (engine.check.rules.boot)
+    edits += [SetDrives(bay=d.bay, sku=d.sku, count=d.count) for d in boot_drives(ch, catalog)]
     if workload is not None:
         edits.append(SetWorkload(workload=workload))
     for e in edits:

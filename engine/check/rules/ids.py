@@ -8,6 +8,7 @@ and the UI key on them.  tests/engine/check/test_evaluate_rule_ids.py checks the
 from __future__ import annotations
 
 from slotwise.engine.check.rules import (
+    boot,
     cooling,
     lanes,
     memory,
@@ -42,6 +43,7 @@ RULE_MODULES = (
     power,
     cooling,
     storage,
+    boot,
     workload_fit,
     network,
 )

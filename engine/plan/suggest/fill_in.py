@@ -9,6 +9,7 @@ import math
 from slotwise.engine.build import Build, DriveFit
 from slotwise.engine.check.node_power import node_draw
 from slotwise.engine.check.power_model import usable_units
+from slotwise.engine.check.rules.boot import boot_drives
 from slotwise.engine.cost.pricing import PriceList
 from slotwise.engine.plan.suggest.ranking import INF, part_metric
 from slotwise.parts.catalog import Catalog
@@ -107,18 +108,9 @@ def first_dimm_meeting(opts: list[tuple[Dimm, int]], need_gb: float) -> tuple[Di
 
 
 def drives_for(ch: Chassis, catalog: Catalog, objective: str, prices) -> tuple[DriveFit, ...]:
-    """Two drives (a mirrored pair for the OS) in the first bay a catalog drive fits, NVMe first."""
-    bays = sorted(ch.drive_bays, key=lambda b: ("nvme" not in b.interfaces, b.id))
-    for bay in bays:
-        fits = [
-            d
-            for d in catalog.drives.values()
-            if d.form_factor == bay.form_factor and d.interface in bay.interfaces
-        ]
-        if fits:
-            d = min(fits, key=lambda d: (*part_metric(d, objective, prices)[:3], d.capacity_tb))
-            return (DriveFit(bay=bay.id, sku=d.sku, count=min(2, bay.count)),)
-    return ()
+    """The boot pair the ``boot`` rule would fit (engine.check.rules.boot.boot_drives), the
+    drives ranked by the objective: the rule and the suggestions agree on what boots a chassis."""
+    return boot_drives(ch, catalog, lambda d: part_metric(d, objective, prices)[:3])
 
 
 def psu_options(ch: Chassis, catalog: Catalog, voltage: str, objective: str, prices) -> list:

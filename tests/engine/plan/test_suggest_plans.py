@@ -75,7 +75,10 @@ def test_every_suggestion_is_complete_and_valid(serve_200, serve_10k, catalog):
     arch = resolve_arch(SERVE_200, catalog)
     for s in (*serve_200.suggestions, *serve_10k.suggestions):
         assert s.build.drives, f"{s.build.chassis}: no boot drive"
-        assert evaluate(s.build, catalog).errors == 0
+        report = evaluate(s.build, catalog)
+        assert report.errors == 0
+        # the boot rule agrees (engine.check.rules.boot: the same boot-pair function)
+        assert not [f for f in report.findings if f.rule.startswith("boot.")]
         assert tp_problem(arch, s.estimate.tp) is None, (s.build.chassis, s.estimate.tp)
 
 
@@ -112,3 +115,21 @@ def test_suggest_json_carries_the_sizing(capsys):
     data = json.loads(capsys.readouterr().out)
     sz = data[0]["sizing"]
     assert sz["servers"] == data[0]["nodes"] and "margin" in sz["margin_text"]
+
+
+def test_a_clustered_suggestion_tco_counts_its_fabric_power(serve_10k):
+    """The TCO of a suggestion is the engine's (engine.cost.tco.servers_tco via
+    Suggestion.tco): every server at the wall plus the fabric's switches."""
+    import dataclasses
+
+    from slotwise.engine.cost.pricing import Quote, QuoteLine
+
+    s = next(x for x in serve_10k.suggestions if x.nodes > 1 and x.cluster is not None)
+    assert s.power_w is not None and s.cluster.fabric_power_w > 0
+    priced = dataclasses.replace(
+        s, quote=Quote(currency="USD", lines=(QuoteLine("server", 1, 250_000.0),), example=True)
+    )
+    tco = priced.tco("USD", kwh_price=0.2)
+    assert tco is not None
+    assert tco.inputs.power_w == pytest.approx(s.power_w * s.nodes + s.cluster.fabric_power_w)
+    assert any("fabric" in n for n in tco.notes)
