@@ -471,7 +471,12 @@ def _verdict(report: Report, catalog: Catalog | None = None) -> str:
             f"about {v.train_hours:,.1f} h ({v.train_hours / 24:,.1f} days) to train on this server"
         )
     if v.decode_tokens_per_s is not None:
-        parts.append(f"about {v.decode_tokens_per_s:,.0f} tokens/s decode")
+        at = (
+            f"{v.serving.users:,} users on this server"
+            if v.serving is not None
+            else "the workload's micro-batch on this server"
+        )
+        parts.append(f"about {v.decode_tokens_per_s:,.0f} tokens/s decode with {at}")
     if v.sizing is not None:
         parts.append("sizing: " + v.sizing.summary())
         if v.sizing.load:

@@ -330,7 +330,11 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
     if est.gpus_for_target_days is not None:
         lines.append(f"GPUs for {workload.target_days:g} days: {est.gpus_for_target_days}")
     if est.decode_tokens_per_s is not None:
-        lines.append(f"Decode: {est.decode_tokens_per_s:,.0f} tokens/s for the whole batch")
+        batch = est.serving.users if est.serving is not None else workload.micro_batch
+        lines.append(
+            f"Decode: {est.decode_tokens_per_s:,.0f} tokens/s for the whole batch "
+            f"({batch:,} sequence(s) at once on {est.gpus} GPUs)"
+        )
     if est.prefill_tokens_per_s is not None:
         lines.append(f"Prefill: {est.prefill_tokens_per_s:,.0f} tokens/s")
     if est.serving is not None:

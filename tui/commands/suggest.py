@@ -252,7 +252,8 @@ def serving_line(sv, load: str | None = None) -> str:
     the load they hold under (the sizing's users per server)."""
     return (
         f"serving at {load or f'{sv.users:,} users on one server'}: first token "
-        f"{sv.ttft_s * 1e3:,.0f} ms (idle), {sv.tokens_per_s_per_user:,.1f} tok/s per user, "
+        f"{sv.ttft_s * 1e3:,.0f} ms (idle {sv.ttft_idle_s * 1e3:,.0f} ms), "
+        f"{sv.tokens_per_s_per_user:,.1f} tok/s per user, "
         f"{sv.tokens_per_s_per_server:,.0f} tok/s per server"
     )
 

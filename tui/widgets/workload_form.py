@@ -432,8 +432,9 @@ def serving_text(sv, load: str | None = None) -> Text:
         f"Serving {load or f'{sv.users:,} user(s) on this server'}: "
         f"{sv.tokens_per_s_per_user:,.1f} tok/s each\n"
     )
+    # first token at this load (queue + prefill batch, engine.estimate.serving), then idle
     t.append(
-        f"  first token {sv.ttft_s * 1e3:,.0f} ms (idle server), "
+        f"  first token {sv.ttft_s * 1e3:,.0f} ms (idle {sv.ttft_idle_s * 1e3:,.0f} ms), "
         f"{sv.tokens_per_s_per_server:,.0f} tok/s per server"
     )
     if not sv.fits_users:
@@ -498,7 +499,11 @@ def verdict_text(
         elif v.serving is not None:
             t.append(serving_text(v.serving))
         elif v.decode_tokens_per_s is not None:
-            t.append(f"Decode: about {v.decode_tokens_per_s:,.0f} tokens/s\n")
+            batch = workload.micro_batch
+            t.append(
+                f"Decode: about {v.decode_tokens_per_s:,.0f} tokens/s "
+                f"({batch} sequence{'s' if batch != 1 else ''} at once)\n"
+            )
     elif report is not None:
         t.append(no_estimate_reason(report) + "\n", style="dim")
     if report is not None:
