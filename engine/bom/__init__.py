@@ -3,8 +3,9 @@
 - ``schema``: the TOML BOM's format (schema version, keys, limits, shared models);
   ``write``: export and atomic write; ``read``: import and validation
 - ``toml_writer``: the canonical TOML writer (byte-identical re-export)
-- ``items``: line items (what is quoted), ``meta``: header and clock, ``locate``: key -> line
-- ``markdown``, ``csv_export``: customer-facing summaries; ``cluster``: cluster sizing and TCO
+- ``meta``: header and clock, ``locate``: key -> line (the line items themselves are
+  ``engine.build.items``: plans price them too)
+- ``markdown``, ``csv_export``: customer-facing summaries; ``cluster_doc``: the cluster document
 
 The package re-exports the document API, so ``from engine.bom import read_bom`` keeps working.
 """

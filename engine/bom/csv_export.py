@@ -10,8 +10,8 @@ maker's), "PN needed" where no source gives one, "included" for a part built int
 ``pn_confidence`` is that number's tier (A vendor document, B careful third party); ``sku`` is
 slotwise's internal id.  Power per unit is the catalog's figure (TDP / rated power), empty where
 unknown; ``power_note`` says why a companion line has none ("none": a cord or service draws
-none; "in the card's figure"; "not verified").  One row per SKU in BOM order (engine.bom.items),
-the companion lines and chosen services after the parts (engine.bom.companions).  RFC 4180 quoting and CRLF line ends
+none; "in the card's figure"; "not verified").  One row per SKU in BOM order (engine.build.items),
+the companion lines and chosen services after the parts (engine.build.companions).  RFC 4180 quoting and CRLF line ends
 (what spreadsheet and ERP importers expect); prices and watts as plain decimals with a dot.
 """
 
@@ -21,8 +21,8 @@ import csv
 import io
 from collections.abc import Mapping, Sequence
 
-from slotwise.engine.bom.items import line_items
 from slotwise.engine.build import Build
+from slotwise.engine.build.items import line_items
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.plain_text import one_line
 

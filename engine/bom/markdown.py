@@ -13,9 +13,12 @@ import re
 from collections.abc import Mapping
 
 from slotwise.engine.bom.cluster_doc import lines_markdown
-from slotwise.engine.bom.companions import NOT_VERIFIED
 from slotwise.engine.bom.config_path import exported_message
-from slotwise.engine.bom.items import (
+from slotwise.engine.bom.meta import BomMeta
+from slotwise.engine.bom.workload_snapshot import model_name
+from slotwise.engine.build import Build
+from slotwise.engine.build.companions import NOT_VERIFIED
+from slotwise.engine.build.items import (
     LineItem,
     canonical_build,
     describe,
@@ -23,9 +26,6 @@ from slotwise.engine.bom.items import (
     line_items,
     slot_order,
 )
-from slotwise.engine.bom.meta import BomMeta
-from slotwise.engine.bom.workload_snapshot import model_name
-from slotwise.engine.build import Build
 from slotwise.engine.check.report import Budget, Finding, Report
 from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.check.verdict import verdict

@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from slotwise.engine.bom.companions import check_services, parse_services
+from slotwise.engine.build.companions import check_services, parse_services
 from slotwise.parts.plain_text import refuse_controls
 
 Clock = Callable[[], datetime]
@@ -46,7 +46,7 @@ class BomMeta(BaseModel):
     # The quote: the day it is issued and the last day its prices hold (customer document).
     quote_date: date | None = None
     valid_until: date | None = None
-    # Service lines the user chose (Supermicro codes, engine.bom.companions.SERVICES): never
+    # Service lines the user chose (Supermicro codes, engine.build.companions.SERVICES): never
     # added unless chosen here, priced only where the price list prices the code.
     services: tuple[str, ...] = ()
 

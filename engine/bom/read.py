@@ -13,7 +13,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from slotwise.engine.bom.config_path import place_config
-from slotwise.engine.bom.items import canonical_build, line_items
 from slotwise.engine.bom.locate import KeyLocator
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.bom.schema import (
@@ -28,6 +27,7 @@ from slotwise.engine.bom.schema import (
     LoadedBom,
 )
 from slotwise.engine.build import MAX_SKU_CHARS, BridgeFit, Build, DriveFit, Environment, Sku
+from slotwise.engine.build.items import canonical_build, line_items
 from slotwise.engine.inputs import ref
 from slotwise.engine.workload import Workload
 from slotwise.parts.bounds import PositivePartCount

@@ -13,7 +13,7 @@ API::
     write_bom(path, text, force=False)                       # atomic; BomExistsError if it exists
 
 ``export -> import -> export`` gives identical bytes: keys are written in one fixed order, the
-build's slots / bridges / drives in canonical order (:func:`engine.bom.items.canonical_build`),
+build's slots / bridges / drives in canonical order (:func:`engine.build.items.canonical_build`),
 floats with Python's shortest round-trip ``repr``.  ``export_bom`` never reads the clock: give
 it a :class:`BomMeta` (``BomMeta.new(clock=...)`` / ``meta.touched(clock)`` set the times).
 
@@ -24,7 +24,7 @@ Layout (schema 1)::
                     slotwise_version, catalog_version (the tool and catalog that wrote [summary]),
                     quote_date, valid_until (YYYY-MM-DD, optional), notes (optional free text),
                     services (the service lines the user chose: Supermicro codes such as
-                    "EWCSC", engine.bom.companions.SERVICES; never added otherwise)
+                    "EWCSC", engine.build.companions.SERVICES; never added otherwise)
     [chassis]       sku, description
     [environment]   input_voltage, ambient_c, redundancy, ... (engine.build.Environment fields)
     [cpu] [memory] [psu]   sku, count          [baseboard]  sku

@@ -13,12 +13,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from slotwise.engine.bom.config_path import exported_message
-from slotwise.engine.bom.items import canonical_build, gpu_inventory, line_items
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.bom.schema import COUNTED, HEADER, SCHEMA_VERSION, BomExistsError
 from slotwise.engine.bom.toml_writer import dumps as toml_dumps
 from slotwise.engine.bom.workload_snapshot import self_contained
 from slotwise.engine.build import Build
+from slotwise.engine.build.items import canonical_build, gpu_inventory, line_items
 from slotwise.engine.check.report import Report
 from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.inputs import plain, ref

@@ -65,7 +65,7 @@ def make_context(build: Build, catalog: Catalog, workload: Workload | None) -> C
 
 def _in_slot_order(build: Build, catalog: Catalog) -> Build:
     """The build with its cards, bridges and drives in the chassis manual's order (unknown ids
-    after, by name), as a BOM lists them (engine.bom.items.canonical_build): the report reads
+    after, by name), as a BOM lists them (engine.build.items.canonical_build): the report reads
     the same however the parts were placed, so a build in the app and the same build reopened
     from its BOM give the same findings.  A build already in that order (the usual case: the
     app and the BOM reader keep it) is returned as it is, without copying anything."""

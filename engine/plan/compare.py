@@ -18,8 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from slotwise.engine.bom.items import gpu_inventory
 from slotwise.engine.build import Build
+from slotwise.engine.build.items import gpu_inventory
 from slotwise.engine.check.evaluate import evaluate
 from slotwise.engine.check.report import Report
 from slotwise.engine.check.rules.cooling import BTU_PER_W

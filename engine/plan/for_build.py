@@ -21,8 +21,8 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from slotwise.engine.bom.items import gpu_inventory, line_items
 from slotwise.engine.build import Build
+from slotwise.engine.build.items import gpu_inventory, line_items
 from slotwise.engine.check.report import Report
 from slotwise.engine.cost.tco import TcoInputs, TcoResult, compute_tco
 from slotwise.engine.plan.cluster import (

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from slotwise.engine.bom.items import line_items
 from slotwise.engine.build import Build
+from slotwise.engine.build.items import line_items
 from slotwise.engine.check.evaluate import evaluate
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import load_catalog

@@ -25,9 +25,9 @@ import argparse
 import sys
 
 from slotwise.engine.bom import BomExistsError, export_bom, read_bom, write_bom
-from slotwise.engine.bom.companions import check_services, services_hint
 from slotwise.engine.bom.csv_export import to_csv
 from slotwise.engine.bom.markdown import engineering_notes, to_markdown
+from slotwise.engine.build.companions import check_services, services_hint
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK
 from slotwise.engine.plan.for_build import BuildTco, TcoParams, cluster_for_build, tco_for_build
 from slotwise.tui.cli import UsageError

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         if args.chassis and args.chassis not in cat.chassis:
             known = ", ".join(sorted(cat.chassis))
             raise UsageError(f"no chassis {args.chassis!r} in the catalog; known: {known}")
-        from slotwise.engine.bom.companions import companion_gaps
+        from slotwise.engine.build.companions import companion_gaps
 
         recs = related(cat, cat.chassis[args.chassis]) if args.chassis else list(cat)
         return _print_gaps(
@@ -167,6 +167,6 @@ def _print_gaps(gaps: list[Gap], pns: list, as_json: bool, derived: list) -> int
             print(f"  {c.sku:<{w}}  {c.kind:<11}  {c.description}")
         print(
             f"\n{len(derived)} companion line kind(s) without a sourced part number "
-            "(engine/bom/companions.py names each rule's source)."
+            "(engine/build/companions.py names each rule's source)."
         )
     return 0

@@ -13,7 +13,7 @@ import argparse
 import re
 from pathlib import Path
 
-from slotwise.engine.bom.items import parts_line
+from slotwise.engine.build.items import parts_line
 from slotwise.engine.cost.pricing import PriceError, PriceList, load_prices
 from slotwise.engine.cost.tco import TcoResult, tco_markdown
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, cluster_markdown

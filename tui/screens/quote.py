@@ -1,6 +1,6 @@
 """Quote details: customer, project, engineer, quote date, validity and the service lines (the
 BOM's ``[meta]``).  Services are Supermicro codes the user types (EWCSC warranty, OSNBD3 on-site,
-MC0037 assembly: engine.bom.companions.SERVICES); none is quoted unless typed here.
+MC0037 assembly: engine.build.companions.SERVICES); none is quoted unless typed here.
 
 A modal form; Enter on the last field (or Ctrl+S) keeps the details, Esc closes without changes.
 Dates are YYYY-MM-DD (blank: none); a wrong date is said under the form and nothing is kept.
@@ -15,8 +15,8 @@ from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.widgets import Input, Label, Static
 
-from slotwise.engine.bom.companions import parse_services, services_hint
 from slotwise.engine.bom.meta import BomMeta
+from slotwise.engine.build.companions import parse_services, services_hint
 from slotwise.tui.screens.base import AppModal
 
 FIELDS = (

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from slotwise.engine.bom.items import parts_line
+from slotwise.engine.build.items import parts_line
 from slotwise.engine.plan.suggest import OBJECTIVES, Constraints, Suggestion, SuggestResult
 from slotwise.tui.input_labels import app_words
 from slotwise.tui.keys import SUGGEST_HINTS, SUGGEST_KEYS, bindings

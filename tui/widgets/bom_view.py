@@ -7,9 +7,9 @@ from rich.text import Text
 from textual.widgets import Static
 
 from slotwise.engine.bom import export_bom
-from slotwise.engine.bom.items import line_items
 from slotwise.engine.bom.meta import BomMeta
 from slotwise.engine.build import Build
+from slotwise.engine.build.items import line_items
 from slotwise.engine.check.report import Report
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.state import BomPricing

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from slotwise.engine.bom import BomMeta, export_bom, import_bom
 from slotwise.engine.bom import toml_writer as bom_toml
-from slotwise.engine.bom.items import canonical_build
 from slotwise.engine.build import BridgeFit, Build, DriveFit, Environment
+from slotwise.engine.build.items import canonical_build
 from slotwise.engine.check.report import Budget, Finding, Report
 from slotwise.engine.workload import LORA_MODULES, Workload
 from slotwise.engine.workload.trainers import trainer_names

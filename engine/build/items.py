@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from slotwise.engine.bom.companions import companions, priced
+from slotwise.engine.build.companions import companions, priced
 from slotwise.engine.build import Build
 from slotwise.parts.catalog import Catalog, onboard_nics
 from slotwise.parts.schema import Record
@@ -43,7 +43,7 @@ TYPE_LABEL = {
     "onsite": "On-site service",
     "assembly": "Assembly",
 }
-#: Kinds of the lines derived beside the parts or chosen as services (engine.bom.companions).
+#: Kinds of the lines derived beside the parts or chosen as services (engine.build.companions).
 COMPANION_KINDS = frozenset(
     {"service", "cable", "accessory", "cord", "transceiver", "warranty", "onsite", "assembly"}
 )
@@ -192,7 +192,7 @@ def line_items(
 ) -> list[LineItem]:
     """One line per SKU (quantities summed), in BOM order; unit prices from ``prices``.  After
     the parts: the companion lines their rules derive and the chosen ``services``
-    (engine.bom.companions), priced only where ``prices`` has their part number."""
+    (engine.build.companions), priced only where ``prices`` has their part number."""
     prices = prices or {}
     order: list[tuple[str, str]] = []
     qty: dict[tuple[str, str], int] = {}

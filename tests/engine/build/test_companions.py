@@ -1,4 +1,4 @@
-"""Companion lines (engine.bom.companions): power cords per PSU of the PSU's inlet, a transceiver
+"""Companion lines (engine.build.companions): power cords per PSU of the PSU's inlet, a transceiver
 per populated network cage of the card's form and speed, a DPU's required lines, a rail kit where
 the chassis record lists one, and service lines only when the user chooses them."""
 
@@ -11,7 +11,7 @@ import tomllib
 import pytest
 
 from slotwise.engine.bom import export_bom, import_bom
-from slotwise.engine.bom.companions import (
+from slotwise.engine.build.companions import (
     DRAWS_NONE,
     IN_CARD,
     NOT_VERIFIED,
@@ -19,7 +19,7 @@ from slotwise.engine.bom.companions import (
     check_services,
 )
 from slotwise.engine.bom.csv_export import to_csv
-from slotwise.engine.bom.items import PN_NEEDED, line_items
+from slotwise.engine.build.items import PN_NEEDED, line_items
 from slotwise.engine.bom.markdown import engineering_notes, to_markdown
 from slotwise.engine.build import Build
 from slotwise.engine.check.evaluate import evaluate

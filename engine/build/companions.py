@@ -178,7 +178,7 @@ def parse_services(text: str) -> tuple[str, ...]:
 
 
 class Companion(BaseModel):
-    """One companion line before it becomes a LineItem (engine.bom.items)."""
+    """One companion line before it becomes a LineItem (engine.build.items)."""
 
     model_config = ConfigDict(frozen=True)
 
