@@ -56,6 +56,7 @@ engine.estimate.serving_constants.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -417,13 +418,9 @@ def max_users_per_replica(free_bytes_per_gpu: float, kv_per_user_per_gpu: float)
     return max(0, math.floor(free_bytes_per_gpu * KV_POOL_FRACTION / kv_per_user_per_gpu))
 
 
-def users_at_rate(replica: Replica, prompt: int, output: int, rate: float, cap: int) -> int:
-    """Most users one replica serves with each getting ``rate`` tokens/s (0 if not even one).
-    Per-user speed falls as users are added, so a binary search finds the boundary."""
-
-    def ok(b: int) -> bool:
-        return 1.0 / replica.loaded(b, prompt, output)[0] >= rate
-
+def _most_users(ok: Callable[[int], bool], cap: int) -> int:
+    """The largest user count in 1..``cap`` that ``ok`` accepts (0 if not even one), for an
+    ``ok`` that holds up to a boundary and fails beyond it: a binary search."""
     if cap < 1 or not ok(1):
         return 0
     lo, hi = 1, cap
@@ -434,6 +431,16 @@ def users_at_rate(replica: Replica, prompt: int, output: int, rate: float, cap: 
         else:
             hi = mid - 1
     return lo
+
+
+def users_at_rate(replica: Replica, prompt: int, output: int, rate: float, cap: int) -> int:
+    """Most users one replica serves with each getting ``rate`` tokens/s (0 if not even one).
+    Per-user speed falls as users are added, so a binary search finds the boundary."""
+
+    def ok(b: int) -> bool:
+        return 1.0 / replica.loaded(b, prompt, output)[0] >= rate
+
+    return _most_users(ok, cap)
 
 
 def users_at_latency(
@@ -454,16 +461,7 @@ def users_at_latency(
             return False
         return ttft_s is None or ttft_under_load(replica, b, b, prompt, output, tps)[0] <= ttft_s
 
-    if cap < 1 or not ok(1):
-        return 0
-    lo, hi = 1, cap
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    return _most_users(ok, cap)
 
 
 def ttft_under_load(
