@@ -18,7 +18,7 @@ occur in them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
@@ -129,12 +129,22 @@ _PLAIN: dict[str, str] = {
 }
 
 
-def plain_name(r: InputRef) -> str:
-    """Neutral words for an input: for text that no front end words (documents, logs)."""
-    words = _PLAIN[r.name].replace("{value}", r.value or "")
-    if r.value is not None and "{value}" not in _PLAIN[r.name]:
-        words += f" = {r.value}"
-    return words
+def table_namer(words: Mapping[str, str], joiner: str = " = ") -> Namer:
+    """A :data:`Namer` that looks each input up in ``words``: the value goes where the entry
+    says ``{value}``, or else follows the words after ``joiner`` (one front end's wording is one
+    table; every front end words references the same way)."""
+
+    def name(r: InputRef) -> str:
+        entry = words[r.name]
+        if "{value}" in entry:
+            return entry.replace("{value}", r.value or "")
+        return entry if r.value is None else f"{entry}{joiner}{r.value}"
+
+    return name
+
+
+#: Neutral words for an input: for text that no front end words (documents, logs).
+plain_name: Namer = table_namer(_PLAIN)
 
 
 def plain(text: str) -> str:

@@ -8,9 +8,10 @@ command line.  The labels are the ones on the workload form, the TCO and the Sug
 
 from __future__ import annotations
 
-from slotwise.engine.inputs import InputRef, word
+from slotwise.engine.inputs import Namer, table_namer, word
 
-#: Input name -> the label of the field that sets it (quoted as the screen shows it).
+#: Input name -> the label of the field that sets it (quoted as the screen shows it), or where
+#: the app shows the thing (``{value}``: the reference's value).
 LABELS: dict[str, str] = {
     "model": "Model preset",
     "config": "config / HF id",
@@ -35,19 +36,14 @@ LABELS: dict[str, str] = {
     "kw_per_rack": "Rack power (kW)",
     "rack_u": "Rack units",
     "switch": "Compute switch",
+    "part_list": "the part picker's {value} list",
+    "part_details": "the {value} details in the part picker",
+    "fetch_config": "enter {value} in the config / HF id field",
 }
 
 
-def label(r: InputRef) -> str:
-    """The app's words for ``r``: the field's label (and the value to choose)."""
-    if r.name == "part_list":
-        return f"the part picker's {r.value} list"
-    if r.name == "part_details":
-        return f"the {r.value} details in the part picker"
-    if r.name == "fetch_config":
-        return f"enter {r.value} in the config / HF id field"
-    words = LABELS[r.name]
-    return words if r.value is None else f"{words} = {r.value}"
+#: The app's words for an input: the field's label (and the value to choose).
+label: Namer = table_namer(LABELS)
 
 
 def app_words(text: str) -> str:

@@ -7,9 +7,10 @@ prints or writes goes through :func:`cli_words`, so ``No ⟦kwh_price⟧ given``
 
 from __future__ import annotations
 
-from slotwise.engine.inputs import InputRef, word
+from slotwise.engine.inputs import Namer, table_namer, word
 
-#: Input name -> the flag that sets it (with its metavar where the sentence shows one).
+#: Input name -> the flag that sets it (with its metavar where the sentence shows one), or the
+#: command that shows the thing (``{value}``: the reference's value).
 FLAGS: dict[str, str] = {
     "model": "--model",
     "config": "--config",
@@ -34,19 +35,14 @@ FLAGS: dict[str, str] = {
     "kw_per_rack": "--kw-per-rack",
     "rack_u": "--rack-u",
     "switch": "--switch",
+    "part_list": "'slotwise parts --kind {value}'",
+    "part_details": "'slotwise parts --kind {value} --json'",
+    "fetch_config": "`slotwise estimate --config {value}`",
 }
 
 
-def flag(r: InputRef) -> str:
-    """The CLI's words for ``r``: its flag (and value), or the command that shows the thing."""
-    if r.name == "part_list":
-        return f"'slotwise parts --kind {r.value}'"
-    if r.name == "part_details":
-        return f"'slotwise parts --kind {r.value} --json'"
-    if r.name == "fetch_config":
-        return f"`slotwise estimate --config {r.value}`"
-    words = FLAGS[r.name]
-    return words if r.value is None else f"{words} {r.value}"
+#: The CLI's words for an input: its flag (and value), or the command that shows the thing.
+flag: Namer = table_namer(FLAGS, " ")
 
 
 def cli_words(text: str) -> str:
