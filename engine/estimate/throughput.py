@@ -39,10 +39,13 @@ share low for large-batch training (a few per cent of the step), so H200 trains 
 cent faster than H100 on long compute-bound steps and more where bandwidth binds (small
 micro-batches, QLoRA dequantisation, the optimizer update).
 
-FP8 only speeds up the FP8 linears: their FLOPs run ``FP8_GEMM_SPEEDUP`` times faster (not 2x:
-FP8 GEMMs reach a lower share of their peak and add quantisation casts), attention and
-memory-bound work stay BF16 -- about 1.3x end to end, as MosaicML's H100 FP8 table (1.27x on
-MPT-3B) and torchtitan's Float8 rows (1.28-1.48x) measure.
+FP8 only speeds up the FP8 linears: their FLOPs run ``FP8_GEMM_SPEEDUP`` = 2 times faster, the
+physical ceiling (the FP8 tensor-core peak is twice BF16; :func:`fp8_linear_speedup` scales it
+by the GPU's own FP8 / BF16 ratio), where the refit ends on its bound (docs/evidence.md).  What
+FP8 costs is not a lower GEMM share but its quantisation casts, priced as memory traffic
+(:func:`fp8_cast_bytes`); attention and memory-bound work stay BF16 -- about 1.3x end to end,
+as MosaicML's H100 FP8 table (1.27x on MPT-3B) and torchtitan's Float8 rows (1.28-1.48x)
+measure.
 
 QLoRA dequantises every NF4 weight before each matmul pass (forward, backward, and the recompute
 forward): a fixed cost per micro-batch, ``QLORA_DEQUANT_BYTES`` of memory traffic per base weight
