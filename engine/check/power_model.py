@@ -60,12 +60,17 @@ TYPICAL_NOTE = (
 )
 
 
+# Compiled once (the power rule reads them on every evaluate()).
+_CLASS_PATTERNS = {name: re.compile(name, re.IGNORECASE) for name in EFFICIENCY_CURVES}
+_SCHEME = re.compile(r"\s*(\d+)\s*\+\s*(\d+)\s*")
+
+
 def efficiency_class(text: str | None) -> str | None:
     """'80 PLUS Titanium (96%)' -> 'titanium'; None when the text names no known class."""
     if not text:
         return None
-    for name in EFFICIENCY_CURVES:
-        if re.search(name, text, re.IGNORECASE):
+    for name, pattern in _CLASS_PATTERNS.items():
+        if pattern.search(text):
             return name
     return None
 
@@ -87,7 +92,7 @@ def parse_scheme(scheme: str | None) -> tuple[int, int] | None:
     """'4+2' -> (4, 2): units that must carry the load, and spares.  None for anything else."""
     if not scheme:
         return None
-    m = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", scheme)
+    m = _SCHEME.fullmatch(scheme)
     if not m:
         return None
     return int(m.group(1)), int(m.group(2))

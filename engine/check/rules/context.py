@@ -39,6 +39,7 @@ class ChassisIndex:
     root: dict[str, Root]
     slot_order: dict[str, int]
     bay_order: dict[str, int]  # drive bay id -> its place in the chassis record
+    slot_key: dict[str, tuple[int, str]]  # slot id -> (its place, id): the sort key of a slot
     slots_of_root: dict[str, tuple[str, ...]]
     children_of_root: dict[str, tuple[str, ...]]
     covered_by: dict[str, tuple[str, ...]]  # slot -> slots whose double-width card covers it
@@ -75,6 +76,7 @@ def _build_index(ch: Chassis) -> ChassisIndex:
         root=root,
         slot_order={s.id: i for i, s in enumerate(ch.slots)},
         bay_order={b.id: i for i, b in enumerate(ch.drive_bays)},
+        slot_key={s.id: (i, s.id) for i, s in enumerate(ch.slots)},
         slots_of_root={k: tuple(v) for k, v in slots_of_root.items()},
         children_of_root={k: tuple(v) for k, v in children.items()},
         covered_by={k: tuple(v) for k, v in covered_by.items()},
@@ -179,8 +181,9 @@ class Ctx:
         return out
 
     def sort_slots(self, slots) -> tuple[str, ...]:
-        order = self.idx.slot_order
-        return tuple(sorted(slots, key=lambda s: (order.get(s, 10_000), s)))
+        """Slot ids in the chassis' order, unknown ids after, by name."""
+        key = self.idx.slot_key
+        return tuple(sorted(slots, key=lambda s: key.get(s) or (10_000, s)))
 
     def part_in(self, slot_id: str) -> Gpu | Nic | None:
         return self.gpus.get(slot_id) or self.nics.get(slot_id)

@@ -74,12 +74,13 @@ def check(ctx: Ctx) -> None:
     shared: list[tuple[str, int, int, float]] = []  # switches at most 2:1
     gpudirect: list[tuple[str, int, int, float]] = []  # over 2:1 only by their own NIC slots
     avails: dict[str, int | None] = {}
+    sockets = max(ctx.cpu_count, 1)
+    cpu_lanes = ctx.cpu.pcie_lanes if ctx.cpu is not None else None
     for root in ctx.chassis.roots:
-        if root.socket > max(ctx.cpu_count, 1):
+        if root.socket > sockets:
             continue  # the socket is empty: slots.needs_cpu reports cards there
         avail = root.lanes
         why = ""
-        cpu_lanes = ctx.cpu.pcie_lanes if ctx.cpu is not None else None
         if root.kind == "cpu" and cpu_lanes is not None and (avail is None or cpu_lanes < avail):
             avail = cpu_lanes
             why = f" ({ctx.cpu.sku if ctx.cpu else 'the CPU'} has {avail} PCIe lanes)"

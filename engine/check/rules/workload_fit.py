@@ -10,7 +10,6 @@ an edit that does not change GPUs or workload costs a dict lookup.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from typing import Any
 
 from slotwise.engine.build.edits import Place
@@ -152,9 +151,13 @@ def _main_gpu(ctx: Ctx) -> tuple[Gpu | None, int]:
         return None, 0
     # Mixed models (slots.mixed_gpus warns): the job runs on the largest group of identical
     # GPUs, the larger-memory model on a tie.
-    counts = Counter(g.sku for g in usable)
-    sku = max(counts, key=lambda s: (counts[s], ctx.catalog.gpus[s].memory_gb, s))
-    return ctx.catalog.gpus[sku], counts[sku]
+    counts: dict[str, int] = {}
+    models: dict[str, Gpu] = {}
+    for g in usable:
+        counts[g.sku] = counts.get(g.sku, 0) + 1
+        models[g.sku] = g
+    sku = max(counts, key=lambda s: (counts[s], models[s].memory_gb, s))
+    return models[sku], counts[sku]
 
 
 def _add_gpus(ctx: Ctx, gpu: Gpu, k: int) -> tuple:
