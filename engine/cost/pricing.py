@@ -89,6 +89,15 @@ class PriceList(BaseModel):
     def any_example(self) -> bool:
         return self.example or any(e.example for e in self.entries.values())
 
+    @property
+    def note(self) -> str:
+        """The note a BOM or quote priced from this list carries: where the prices come from,
+        and that example figures are not a quote."""
+        note = f"Prices from {self.label or self.origin}"
+        if self.any_example:
+            note += ": they include example figures, not a quote"
+        return note + "."
+
 
 # ------------------------------------------------------------------------------ parsing
 

@@ -18,10 +18,8 @@ bytes); --json the plan (docs/CLI.md lists the keys).  Exit 0, or 2 on bad input
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from slotwise.engine.bom import BomExistsError, read_bom, write_bom
 from slotwise.engine.bom.cluster_doc import (
     ClusterDoc,
     ClusterDocError,
@@ -43,10 +41,16 @@ from slotwise.engine.plan.racks import Feed, Site
 from slotwise.engine.plan.switches import COMPUTE_SWITCHES
 from slotwise.parts.safe_io import InputError
 from slotwise.tui.cli import UsageError
-from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.common import (
+    add_catalog_flag,
+    emit,
+    get_catalog,
+    load_price_list,
+    print_json,
+)
 from slotwise.tui.commands.flags import cli_words
-from slotwise.tui.commands.tco_args import add_tco_value_flags
-from slotwise.tui.commands.validate import bad_input, input_paragraph
+from slotwise.tui.commands.tco_args import add_tco_value_flags, tco_params
+from slotwise.tui.commands.validate import read_valid_bom
 from slotwise.tui.commands.workload_args import (
     _positive_float,
     _positive_int,
@@ -172,21 +176,10 @@ def _site(args: argparse.Namespace, base: Site | None) -> Site:
         raise UsageError(f"{flag}: {err['msg']}") from None
 
 
-def _price_map(args: argparse.Namespace):
-    if not args.prices:
-        return None
-    from slotwise.engine.cost.pricing import PriceError, load_prices
-
-    try:
-        return load_prices(args.prices, offline=args.offline)
-    except PriceError as exc:
-        raise UsageError(f"--prices: {exc}") from None
-
-
 def _from_document(args: argparse.Namespace, text: str) -> ClusterDoc:
     doc = read_cluster(text, filename=args.file)
     old = doc.plan
-    pl = _price_map(args)
+    pl = load_price_list(args)
     prices = dict(doc.prices)
     if pl is not None:
         prices.update({k: e.price for k, e in pl.entries.items()})
@@ -207,14 +200,11 @@ def _from_bom(args: argparse.Namespace) -> ClusterDoc:
     from slotwise.engine.plan.for_build import node_spec, nodes_for_workload
 
     catalog = get_catalog(args)
-    loaded = read_bom(args.file, catalog)
-    if bad_input(loaded) or loaded.build is None:
-        raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
-    build = loaded.build
+    _, build = read_valid_bom(args.file, catalog)
     if args.model is not None or args.config is not None:
         build = build.model_copy(update={"workload": workload_from_args(args)})
     report = evaluate(build, catalog)
-    pl = _price_map(args)
+    pl = load_price_list(args)
     prices = {k: e.price for k, e in pl.entries.items()} if pl is not None else {}
     node_price = None
     if pl is not None:
@@ -268,7 +258,8 @@ def run(args: argparse.Namespace) -> int:
     elif fmt == "csv":
         out = cluster_csv(doc.plan)
     else:
-        currency = _price_map(args).currency if args.prices else None
+        pl = load_price_list(args)
+        currency = pl.currency if pl is not None else None
         out = cluster_document_markdown(doc.plan, currency)
         if tco is not None:
             out += "\n" + tco_markdown(tco)
@@ -280,15 +271,7 @@ def run(args: argparse.Namespace) -> int:
             if missing:
                 out += "\nPurchase price unknown: no price for " + ", ".join(missing) + ".\n"
         out = cli_words(out)
-    if not args.out:
-        sys.stdout.write(out)
-        return 0
-    try:
-        write_bom(args.out, out, force=args.force)
-    except BomExistsError as exc:
-        raise UsageError(str(exc)) from None
-    except OSError as exc:
-        raise UsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
+    emit(args, out)
     return 0
 
 
@@ -298,18 +281,9 @@ def _tco(args: argparse.Namespace, doc: ClusterDoc):
         if args.cloud_gpu_hour is not None:
             raise UsageError("--cloud-gpu-hour: the cluster's cost of owning needs --kwh-price")
         return None
-    currency = "USD"
-    if args.prices:
-        currency = _price_map(args).currency
-    return cluster_tco(
-        doc.plan,
-        years=args.years,
-        utilization=args.utilization,
-        pue=args.pue,
-        kwh_price=args.kwh_price,
-        cloud_gpu_hour=args.cloud_gpu_hour,
-        currency=currency,
-    )
+    pl = load_price_list(args)
+    currency = pl.currency if pl is not None else "USD"
+    return cluster_tco(doc.plan, **tco_params(args).model_dump(), currency=currency)
 
 
 def _cli_json(j: dict) -> dict:

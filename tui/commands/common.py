@@ -1,4 +1,5 @@
-"""Helpers shared by the headless sub-commands: catalog loading and JSON output."""
+"""Helpers shared by the headless sub-commands: catalog and price-list loading, JSON output and
+writing a result to stdout or --out."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ import argparse
 import json
 import math
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slotwise.parts.catalog import Catalog, CatalogError, load_catalog
 from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.flags import cli_words
+
+if TYPE_CHECKING:
+    from slotwise.engine.cost.pricing import PriceList
 
 
 def get_catalog(args) -> Catalog:
@@ -19,6 +23,40 @@ def get_catalog(args) -> Catalog:
         return load_catalog(getattr(args, "catalog", None))
     except CatalogError as exc:
         raise UsageError(str(exc)) from None
+
+
+def load_price_list(args) -> PriceList | None:
+    """The --prices list (the cached copy only with --offline), or None without --prices; a list
+    that cannot be read exits 2 naming --prices."""
+    if not args.prices:
+        return None
+    from slotwise.engine.cost.pricing import PriceError, load_prices
+
+    try:
+        return load_prices(args.prices, offline=args.offline)
+    except PriceError as exc:
+        raise UsageError(f"--prices: {exc}") from None
+
+
+def write_file(path: str, text: str, force: bool) -> None:
+    """Write ``text`` to ``path`` atomically; an existing file is only replaced with ``force``
+    (--force).  A refusal or an OS error exits 2 naming the file."""
+    from slotwise.engine.bom import BomExistsError, write_bom
+
+    try:
+        write_bom(path, text, force=force)
+    except BomExistsError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def emit(args, text: str) -> None:
+    """A command's result: to stdout, or to --out (atomically, replacing it only with --force)."""
+    if not args.out:
+        sys.stdout.write(text)
+        return
+    write_file(args.out, text, args.force)
 
 
 def print_json(data: Any) -> None:

@@ -13,11 +13,8 @@ does not fit is one), 2 bad input (a BOM that cannot be read, a bad flag).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from slotwise.engine.bom import BomExistsError, read_bom, write_bom
-from slotwise.engine.cost.pricing import PriceError, PriceList, load_prices
 from slotwise.engine.plan.cluster import ClusterPlan
 from slotwise.engine.plan.compare import (
     Comparison,
@@ -28,14 +25,19 @@ from slotwise.engine.plan.compare import (
     comparison_markdown,
     comparison_text,
 )
-from slotwise.engine.plan.for_build import TcoParams
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.cli import UsageError
-from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.common import (
+    add_catalog_flag,
+    emit,
+    get_catalog,
+    load_price_list,
+    print_json,
+)
 from slotwise.tui.commands.flags import cli_words
-from slotwise.tui.commands.tco_args import add_tco_value_flags
-from slotwise.tui.commands.validate import bad_input, input_paragraph
+from slotwise.tui.commands.tco_args import add_tco_value_flags, tco_params
+from slotwise.tui.commands.validate import read_valid_bom
 from slotwise.tui.commands.workload_args import add_workload_flags, workload_from_args
 
 
@@ -73,28 +75,17 @@ def _workload(args: argparse.Namespace) -> Workload | None:
     return workload_from_args(args)
 
 
-def _prices(args: argparse.Namespace) -> PriceList | None:
-    if not args.prices:
-        return None
-    try:
-        return load_prices(args.prices, offline=args.offline)
-    except PriceError as exc:
-        raise UsageError(f"--prices: {exc}") from None
-
-
 def load_options(paths: list[str], catalog: Catalog) -> list[Option]:
     """Read every BOM; the first unreadable one is bad input (exit 2), named with its problem."""
     options: list[Option] = []
     seen: dict[str, int] = {}
     for path in paths:
-        loaded = read_bom(path, catalog)
-        if bad_input(loaded) or loaded.build is None:
-            raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
+        _, build = read_valid_bom(path, catalog)
         label = Path(path).name
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:
             label = f"{label} ({seen[label]})"
-        options.append(Option(label=label, build=loaded.build))
+        options.append(Option(label=label, build=build))
     return options
 
 
@@ -125,16 +116,10 @@ def run(args: argparse.Namespace) -> int:
     if workload is None and args.margin is not None and options[0].build.workload is not None:
         # --margin alone: the first option's workload with that planning margin
         workload = options[0].build.workload.model_copy(update={"margin": args.margin})
-    prices = _prices(args)
+    prices = load_price_list(args)
     tco = None
     if prices is not None and args.kwh_price is not None:
-        tco = TcoParams(
-            years=args.years,
-            utilization=args.utilization,
-            pue=args.pue,
-            kwh_price=args.kwh_price,
-            cloud_gpu_hour=args.cloud_gpu_hour,
-        )
+        tco = tco_params(args)
     elif args.kwh_price is not None:
         raise UsageError("--kwh-price: the cost of owning needs prices; add --prices FILE_OR_URL")
     cmp = compare_builds(options, catalog, workload, prices, tco)
@@ -175,14 +160,5 @@ def _emit(args: argparse.Namespace, cmp: Comparison) -> int:
     if args.json:
         print_json(cmp.to_json())
         return cmp.exit_code
-    text = cli_words(render(cmp, args.format))
-    if not args.out:
-        sys.stdout.write(text)
-        return cmp.exit_code
-    try:
-        write_bom(args.out, text, force=args.force)
-    except BomExistsError as exc:
-        raise UsageError(str(exc)) from None
-    except OSError as exc:
-        raise UsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
+    emit(args, cli_words(render(cmp, args.format)))
     return cmp.exit_code

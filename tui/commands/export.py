@@ -22,19 +22,24 @@ its GPUs (--years, --pue, --kwh-price, --utilization: the same flags as `slotwis
 from __future__ import annotations
 
 import argparse
-import sys
 
-from slotwise.engine.bom import BomExistsError, export_bom, read_bom, write_bom
+from slotwise.engine.bom import export_bom
 from slotwise.engine.bom.csv_export import to_csv
 from slotwise.engine.bom.markdown import engineering_notes, to_markdown
 from slotwise.engine.build.companions import check_services, services_hint
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK
-from slotwise.engine.plan.for_build import BuildTco, TcoParams, cluster_for_build, tco_for_build
+from slotwise.engine.plan.for_build import BuildTco, cluster_for_build, tco_for_build
 from slotwise.tui.cli import UsageError
-from slotwise.tui.commands.common import add_catalog_flag, get_catalog
+from slotwise.tui.commands.common import (
+    add_catalog_flag,
+    emit,
+    get_catalog,
+    load_price_list,
+    write_file,
+)
 from slotwise.tui.commands.flags import cli_words
-from slotwise.tui.commands.tco_args import add_tco_value_flags
-from slotwise.tui.commands.validate import bad_input, input_paragraph
+from slotwise.tui.commands.tco_args import add_tco_value_flags, tco_params
+from slotwise.tui.commands.validate import read_valid_bom
 from slotwise.tui.commands.workload_args import _positive_float
 
 FORMATS = ("toml", "md", "csv")
@@ -100,9 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format != "md" and args.notes:
         raise UsageError("--notes: the engineering notes go with --format md")
     catalog = get_catalog(args)
-    loaded = read_bom(args.bom, catalog)
-    if bad_input(loaded) or loaded.build is None:
-        raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
+    loaded, build = read_valid_bom(args.bom, catalog)
     meta = loaded.meta
     if args.service is not None:
         codes = [c for c in args.service if c.strip().lower() != "none"]
@@ -112,62 +115,39 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--service: {exc}") from None
         meta = loaded.meta.model_copy(update={"services": services})
     prices, currency, note = loaded.prices, loaded.currency, loaded.price_note
-    if args.prices:
-        from slotwise.engine.cost.pricing import PriceError, load_prices
-
-        try:
-            pl = load_prices(args.prices, offline=args.offline)
-        except PriceError as exc:
-            raise UsageError(f"--prices: {exc}") from None
+    pl = load_price_list(args)
+    if pl is not None:
         prices = {sku: e.price for sku, e in pl.entries.items()}
         currency = pl.currency
-        note = f"Prices from {pl.label or pl.origin}"
-        if pl.any_example:
-            note += ": they include example figures, not a quote"
-        note += "."
+        note = pl.note
 
     from slotwise.engine.check.evaluate import evaluate
 
-    report = evaluate(loaded.build, catalog)
+    report = evaluate(build, catalog)
     if args.format == "toml":
-        text = export_bom(loaded.build, catalog, meta, report, prices, currency, note)
+        text = export_bom(build, catalog, meta, report, prices, currency, note)
     elif args.format == "md":
         text = to_markdown(
-            loaded.build,
+            build,
             catalog,
             meta,
             report,
             prices,
             currency,
             note,
-            cluster=cluster_for_build(
-                loaded.build, catalog, report, args.kw_per_rack, prices=prices
-            ),
-            tco=_tco(args, loaded.build, catalog, report, prices, currency),
+            cluster=cluster_for_build(build, catalog, report, args.kw_per_rack, prices=prices),
+            tco=_tco(args, build, catalog, report, prices, currency),
         )
         if args.compare:
-            text += "\n" + _comparison(args, loaded.build, catalog)
+            text += "\n" + _comparison(args, build, catalog)
         text = cli_words(text)  # engine text names inputs; the CLI says flags
         if args.notes:
-            notes = cli_words(engineering_notes(loaded.build, catalog, meta, report))
-            try:
-                write_bom(args.notes, notes, force=args.force)
-            except BomExistsError as exc:
-                raise UsageError(str(exc)) from None
-            except OSError as exc:
-                raise UsageError(f"{args.notes}: cannot write: {exc.strerror or exc}") from None
+            notes = cli_words(engineering_notes(build, catalog, meta, report))
+            write_file(args.notes, notes, args.force)
     else:
-        text = to_csv(loaded.build, catalog, prices, currency, meta.services)
+        text = to_csv(build, catalog, prices, currency, meta.services)
 
-    if not args.out:
-        sys.stdout.write(text)
-        return 0
-    try:
-        write_bom(args.out, text, force=args.force)
-    except BomExistsError as exc:
-        raise UsageError(str(exc)) from None
-    except OSError as exc:
-        raise UsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
+    emit(args, text)
     return 0
 
 
@@ -180,14 +160,7 @@ def _tco(args, build, catalog, report, prices, currency) -> BuildTco | None:
             "--cloud-gpu-hour: the TCO needs prices; add --prices FILE_OR_URL "
             "(or save prices in the BOM)"
         )
-    params = TcoParams(
-        years=args.years,
-        utilization=args.utilization,
-        pue=args.pue,
-        kwh_price=args.kwh_price,
-        cloud_gpu_hour=args.cloud_gpu_hour,
-    )
-    return tco_for_build(build, catalog, report, prices, currency or "", params)
+    return tco_for_build(build, catalog, report, prices, currency or "", tco_params(args))
 
 
 def _comparison(args: argparse.Namespace, build, catalog) -> str:

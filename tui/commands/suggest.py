@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from slotwise.engine.build.items import parts_line
-from slotwise.engine.cost.pricing import PriceError, PriceList, load_prices
+from slotwise.engine.cost.pricing import PriceList
 from slotwise.engine.cost.tco import TcoResult, tco_markdown
 from slotwise.engine.plan.cluster import DEFAULT_KW_PER_RACK, cluster_markdown
 from slotwise.engine.plan.suggest import (
@@ -27,9 +27,14 @@ from slotwise.engine.plan.suggest import (
 )
 from slotwise.parts.catalog import Catalog
 from slotwise.tui.cli import UsageError
-from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
+from slotwise.tui.commands.common import (
+    add_catalog_flag,
+    get_catalog,
+    load_price_list,
+    print_json,
+)
 from slotwise.tui.commands.flags import cli_words
-from slotwise.tui.commands.tco_args import add_tco_value_flags
+from slotwise.tui.commands.tco_args import add_tco_value_flags, tco_params
 from slotwise.tui.commands.workload_args import (
     _positive_float,
     _positive_int,
@@ -103,14 +108,9 @@ def register(sub) -> None:
 
 
 def _load_prices(args) -> PriceList | None:
-    if not args.prices:
-        if args.tco:
-            raise UsageError("--tco needs a price list: add --prices FILE_OR_URL")
-        return None
-    try:
-        return load_prices(args.prices, offline=args.offline)
-    except PriceError as exc:
-        raise UsageError(f"--prices: {exc}") from None
+    if not args.prices and args.tco:
+        raise UsageError("--tco needs a price list: add --prices FILE_OR_URL")
+    return load_price_list(args)
 
 
 def _resolve(args, workload, catalog):
@@ -124,14 +124,7 @@ def _resolve(args, workload, catalog):
 
 def tco_for(s: Suggestion, args, currency: str) -> TcoResult | None:
     """The suggestion's TCO as the engine composes it (servers and fabric power)."""
-    return s.tco(
-        currency,
-        years=args.years,
-        utilization=args.utilization,
-        pue=args.pue,
-        kwh_price=args.kwh_price,
-        cloud_gpu_hour=args.cloud_gpu_hour,
-    )
+    return s.tco(currency, **tco_params(args).model_dump())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -216,7 +209,7 @@ def _write_boms(args, result: SuggestResult, catalog: Catalog, prices) -> list[P
             s.report,
             prices=price_map,
             currency=prices.currency if prices else None,
-            price_note=_price_note(prices),
+            price_note=prices.note if prices else None,
         )
         try:
             paths.append(write_bom(path, text, force=args.force))
@@ -225,15 +218,6 @@ def _write_boms(args, result: SuggestResult, catalog: Catalog, prices) -> list[P
         except OSError as exc:
             raise UsageError(f"--out: cannot write {path}: {exc}") from None
     return paths
-
-
-def _price_note(prices: PriceList | None) -> str | None:
-    if prices is None:
-        return None
-    note = f"Prices from {prices.label or prices.origin}"
-    if prices.any_example:
-        note += ": they include example figures, not a quote"
-    return note + "."
 
 
 def _nothing_fits(result: SuggestResult) -> str:

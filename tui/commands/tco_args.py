@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from slotwise.engine.cost.tco import TcoInputs
+from slotwise.engine.plan.for_build import TcoParams
 from slotwise.tui.commands.workload_args import _positive_float, _positive_int, finite_float
 
 
@@ -73,6 +74,17 @@ def years(text: str) -> int:
     if not lo <= value <= hi:
         raise argparse.ArgumentTypeError(f"{text!r}: give {lo:g} to {hi:g} years")
     return value
+
+
+def tco_params(args: argparse.Namespace) -> TcoParams:
+    """The values of the flags :func:`add_tco_value_flags` adds, as the engine takes them."""
+    return TcoParams(
+        years=args.years,
+        utilization=args.utilization,
+        pue=args.pue,
+        kwh_price=args.kwh_price,
+        cloud_gpu_hour=args.cloud_gpu_hour,
+    )
 
 
 def add_tco_value_flags(group) -> None:

@@ -17,9 +17,12 @@ import sys
 
 from slotwise.engine.bom import BAD_INPUT_PREFIX, LoadedBom, read_bom
 from slotwise.engine.bom.markdown import SYMBOL, budget_figures, budget_label
+from slotwise.engine.build import Build
 from slotwise.engine.check.report import Finding, Report
 from slotwise.engine.check.rules.cooling import BTU_PER_W
 from slotwise.engine.check.rules.ids import INTERNAL_RULE
+from slotwise.parts.catalog import Catalog
+from slotwise.tui.cli import UsageError
 from slotwise.tui.commands.common import add_catalog_flag, get_catalog, print_json
 from slotwise.tui.commands.flags import cli_words
 from slotwise.tui.commands.workload_args import add_margin_flag, with_margin
@@ -55,6 +58,15 @@ def input_paragraph(loaded: LoadedBom) -> str:
             text += f" ({p.fix})"
         parts.append(text)
     return cli_words("cannot use this BOM: " + "; ".join(parts) + ".")
+
+
+def read_valid_bom(path: str, catalog: Catalog) -> tuple[LoadedBom, Build]:
+    """A BOM another command works on, and its build; one that cannot be loaded faithfully exits
+    2 with its problems (validate reports them in full)."""
+    loaded = read_bom(path, catalog)
+    if bad_input(loaded) or loaded.build is None:
+        raise UsageError(input_paragraph(loaded) + " Run 'slotwise validate' for details.")
+    return loaded, loaded.build
 
 
 def finding_json(f: Finding) -> dict:
