@@ -9,25 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Select
 
-from slotwise.engine.build import Build
 from slotwise.engine.workload import Workload
-from tests.tui.tui_helpers import CHASSIS, GPU, keys_for, set_input, started
+from tests.tui.tui_helpers import gpu_build, keys_for, open_workload_form, set_input, verdict_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.faulty_http import faulty_server  # noqa: E402
 
 HUB_ID = "ok/model-8b"  # faulty_http's "ok" behaviour serves a Llama-style config.json
-
-
-def _verdict(app) -> str:
-    return str(app.screen.query_one("#verdict", Static).render())
-
-
-def _build(workload: Workload | None = None, gpus: int = 1) -> Build:
-    slots = {str(i): GPU for i in range(1, gpus + 1)} if gpus else {}
-    return Build(chassis=CHASSIS, slots=slots, cpu="XEON-8480+", cpu_count=2, workload=workload)
 
 
 @pytest.mark.parametrize(
@@ -40,11 +30,9 @@ def _build(workload: Workload | None = None, gpus: int = 1) -> Build:
     ],
 )
 async def test_preset_box_finds_the_displayed_name(make_app, typed, sku):
-    app = make_app(build=_build(gpus=0))
+    app = make_app(build=gpu_build(gpus=0))
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
+        await open_workload_form(pilot)
         model = app.screen.query_one("#wl-model", Select)
         assert app.screen.focused is model  # F4 puts the cursor on the preset box
         await pilot.press(*keys_for(typed))  # typing on the closed box opens it and searches
@@ -58,11 +46,9 @@ async def test_preset_box_finds_the_displayed_name(make_app, typed, sku):
 
 
 async def test_preset_search_backspace_edits_the_query(make_app):
-    app = make_app(build=_build(gpus=0))
+    app = make_app(build=gpu_build(gpus=0))
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
+        await open_workload_form(pilot)
         model = app.screen.query_one("#wl-model", Select)
         await pilot.press(*keys_for("llama 3.1 8x"))
         await pilot.pause()
@@ -77,15 +63,13 @@ async def test_preset_search_backspace_edits_the_query(make_app):
 
 
 async def test_no_stale_verdict_beside_an_input_error(make_app):
-    app = make_app(build=_build(Workload(model="llama-3.1-8b")))
+    app = make_app(build=gpu_build(Workload(model="llama-3.1-8b")))
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
-        assert "✔ OK  fits in memory" in _verdict(app)
+        await open_workload_form(pilot)
+        assert "✔ OK  fits in memory" in verdict_text(app)
         await set_input(pilot, app.screen.query_one("#wl-config", Input), HUB_ID)
         await pilot.pause()
-        verdict = _verdict(app)
+        verdict = verdict_text(app)
         # the config replaces the preset (issue 28, item 5): no "not both" error, and the
         # verdict is about the new model, never the preset's stale "fits in memory"
         assert "not both" not in verdict
@@ -95,12 +79,10 @@ async def test_no_stale_verdict_beside_an_input_error(make_app):
 
 
 async def test_no_gpu_says_fit_gpus_first(make_app):
-    app = make_app(build=_build(Workload(model="llama-3.1-8b"), gpus=0))
+    app = make_app(build=gpu_build(Workload(model="llama-3.1-8b"), gpus=0))
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
-        assert "fit GPUs first" in _verdict(app)
+        await open_workload_form(pilot)
+        assert "fit GPUs first" in verdict_text(app)
 
 
 async def test_hub_id_not_cached_offers_a_fetch_and_enter_fetches(make_app, tmp_path, monkeypatch):
@@ -109,12 +91,10 @@ async def test_hub_id_not_cached_offers_a_fetch_and_enter_fetches(make_app, tmp_
         monkeypatch.delenv(var, raising=False)
     with faulty_server() as server:
         monkeypatch.setenv("SLOTWISE_HF_ENDPOINT", server.url)
-        app = make_app(build=_build(Workload(config=HUB_ID), gpus=8))
+        app = make_app(build=gpu_build(Workload(config=HUB_ID), gpus=8))
         async with app.run_test(size=(80, 24)) as pilot:
-            await started(pilot)
-            await pilot.press("f4")
-            await pilot.pause()
-            verdict = _verdict(app)
+            await open_workload_form(pilot)
+            verdict = verdict_text(app)
             assert "fit GPUs first" not in verdict  # 8 GPUs are fitted
             assert "not in the local cache" in verdict and "cached configs only" in verdict
             assert "Press Enter in the config field to fetch it" in verdict
@@ -123,7 +103,7 @@ async def test_hub_id_not_cached_offers_a_fetch_and_enter_fetches(make_app, tmp_
             await pilot.press("enter")
             await app.workers.wait_for_complete()
             await pilot.pause()
-            verdict = _verdict(app)
+            verdict = verdict_text(app)
             assert "from the local cache" in verdict and "not in the local cache" not in verdict
             assert "in memory" in verdict, verdict  # an estimate now: the headline
             assert app.report.estimate is not None
@@ -132,11 +112,9 @@ async def test_hub_id_not_cached_offers_a_fetch_and_enter_fetches(make_app, tmp_
 async def test_offline_says_fetching_is_off(make_app, tmp_path, monkeypatch):
     monkeypatch.setenv("SLOTWISE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SLOTWISE_OFFLINE", "1")
-    app = make_app(build=_build(Workload(config=HUB_ID), gpus=8))
+    app = make_app(build=gpu_build(Workload(config=HUB_ID), gpus=8))
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
-        verdict = _verdict(app)
+        await open_workload_form(pilot)
+        verdict = verdict_text(app)
         assert "cached configs only" in verdict and "Fetching is off" in verdict
         assert "SLOTWISE_OFFLINE" in verdict and "Press Enter" not in verdict

@@ -6,44 +6,36 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select, Static
 
-from slotwise.engine.build import Build
 from slotwise.engine.workload import Workload
-from tests.tui.tui_helpers import CHASSIS, GPU, keys_for, set_input, started
-
-
-def _verdict(app) -> str:
-    return str(app.screen.query_one("#verdict", Static).render())
-
-
-async def _choose(pilot, select_id: str, text: str) -> None:
-    sel = pilot.app.screen.query_one(select_id, Select)
-    sel.focus()
-    await pilot.pause()
-    await pilot.press("enter", *keys_for(text), "enter")
-    await pilot.pause()
+from tests.tui.tui_helpers import (
+    choose,
+    gpu_build,
+    keys_for,
+    open_workload_form,
+    set_input,
+    verdict_text,
+)
 
 
 async def test_lora_targets_mfu_and_loss_reach_the_workload(make_app):
     start = Workload(model="llama-3.1-8b", method="full", tokens=1e9)
-    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=start)
+    build = gpu_build(start)
     app = make_app(build=build)
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
+        await open_workload_form(pilot)
         form = app.screen
         assert form.query_one("#wl-targets", Input).value == "all-linear"
         assert form.query_one("#wl-mfu", Input).value == ""
         assert form.query_one("#wl-loss", Select).value == "default"
 
         # Loss: chunked lowers the memory the engine reports, and the verdict shows it.
-        before = _verdict(app)
-        await _choose(pilot, "#wl-loss", "chunked")
+        before = verdict_text(app)
+        await choose(pilot, "#wl-loss", "chunked")
         assert app.history.current.workload.loss == "chunked"
-        assert _verdict(app) != before
+        assert verdict_text(app) != before
 
         # LoRA targets: a named set and a comma list.
-        await _choose(pilot, "#wl-method", "lora")
+        await choose(pilot, "#wl-method", "lora")
         assert app.history.current.workload.method == "lora"
         targets = form.query_one("#wl-targets", Input)
         await set_input(pilot, targets, "qv")
@@ -55,25 +47,25 @@ async def test_lora_targets_mfu_and_loss_reach_the_workload(make_app):
         # An unknown module is reported by name and the build keeps the last good targets.
         await pilot.press(*keys_for(",x"))
         await pilot.pause()
-        assert "LoRA targets" in _verdict(app)
+        assert "LoRA targets" in verdict_text(app)
         assert app.history.current.workload.lora_targets == ("q", "k", "v", "o")
         await pilot.press("backspace", "backspace")
         await pilot.pause()
-        assert "INPUT" not in _verdict(app)
+        assert "INPUT" not in verdict_text(app)
 
         # MFU override: a valid fraction reaches the workload and changes the time to train.
-        before = _verdict(app)
+        before = verdict_text(app)
         mfu = form.query_one("#wl-mfu", Input)
         await set_input(pilot, mfu, "0.5")
         await pilot.pause()
         assert app.history.current.workload.mfu == 0.5
-        assert "Time to train" in _verdict(app) and _verdict(app) != before
+        assert "Time to train" in verdict_text(app) and verdict_text(app) != before
         good = app.history.current.workload
         # Out of range (one keystroke makes it 90.5): a message naming the field, no change.
         await pilot.press("home", "9")
         await pilot.pause()
         assert mfu.value == "90.5"
-        assert "MFU override" in _verdict(app) and "INPUT" in _verdict(app)
+        assert "MFU override" in verdict_text(app) and "INPUT" in verdict_text(app)
         assert app.history.current.workload == good
         # Clearing it goes back to the estimator's default.
         await set_input(pilot, mfu, "")
@@ -87,12 +79,10 @@ async def test_loaded_workload_shows_its_targets_mfu_and_loss(make_app):
     w = Workload(
         model="llama-3.1-8b", method="lora", lora_targets=("q", "k", "o"), mfu=0.35, loss="full"
     )
-    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=w)
+    build = gpu_build(w)
     app = make_app(build=build)
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
+        await open_workload_form(pilot)
         assert app.screen.query_one("#wl-targets", Input).value == "q,k,o"
         assert app.screen.query_one("#wl-mfu", Input).value == "0.35"
         assert app.screen.query_one("#wl-loss", Select).value == "full"
@@ -100,12 +90,10 @@ async def test_loaded_workload_shows_its_targets_mfu_and_loss(make_app):
 
 async def test_trainer_and_memory_knobs_reach_the_workload(make_app):
     start = Workload(model="llama-3.1-8b", method="lora")
-    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=start)
+    build = gpu_build(start)
     app = make_app(build=build)
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
+        await open_workload_form(pilot)
         form = app.screen
         assert form.query_one("#wl-trainer", Select).value == "none"
         details = form.query_one("#wl-trainer-details", Static)
@@ -113,8 +101,8 @@ async def test_trainer_and_memory_knobs_reach_the_workload(make_app):
 
         # A trainer resets the knobs its profile governs to "default" so the profile applies,
         # and the read-only details panel lists what the profile sets unlike generic.
-        await _choose(pilot, "#wl-loss", "full")
-        await _choose(pilot, "#wl-trainer", "torchtune")
+        await choose(pilot, "#wl-loss", "full")
+        await choose(pilot, "#wl-trainer", "torchtune")
         w = app.history.current.workload
         assert w.trainer == "torchtune"
         assert w.loss is None and form.query_one("#wl-loss", Select).value == "default"
@@ -123,11 +111,11 @@ async def test_trainer_and_memory_knobs_reach_the_workload(make_app):
         assert "torchtune" in shown and "nf4_backend = torchao" in shown
 
         # The new knobs, by keyboard.
-        before = _verdict(app)
-        await _choose(pilot, "#wl-actoff", "on")
+        before = verdict_text(app)
+        await choose(pilot, "#wl-actoff", "on")
         assert app.history.current.workload.activation_offload is True
-        assert _verdict(app) != before
-        await _choose(pilot, "#wl-ckpt", "on, selective")
+        assert verdict_text(app) != before
+        await choose(pilot, "#wl-ckpt", "on, selective")
         assert app.history.current.workload.checkpoint_mode == "selective"
         longest = form.query_one("#wl-longest", Input)
         await set_input(pilot, longest, "1304")
@@ -135,7 +123,7 @@ async def test_trainer_and_memory_knobs_reach_the_workload(make_app):
         assert app.history.current.workload.longest_sample == 1304
         await set_input(pilot, longest, "0")
         await pilot.pause()
-        assert "Longest sample" in _verdict(app) and "INPUT" in _verdict(app)
+        assert "Longest sample" in verdict_text(app) and "INPUT" in verdict_text(app)
         assert app.history.current.workload.longest_sample != 0  # the bad value never lands
 
 
@@ -154,16 +142,14 @@ async def test_the_form_keeps_every_field_it_does_not_show(make_app, catalog):
         trainer="axolotl",
         trainer_overrides={"nf4_keeps_input": True},
     )
-    build = Build(chassis=CHASSIS, slots={"1": GPU}, cpu="XEON-8480+", cpu_count=2, workload=start)
+    build = gpu_build(start)
     text = export_bom(build, catalog, BomMeta())
     assert "grad_accum = 8" in text and 'trainer = "axolotl"' in text
     assert "[workload.trainer_overrides]" in text
     loaded = import_bom(text, catalog).build
     app = make_app(build=loaded)
     async with app.run_test(size=(80, 24)) as pilot:
-        await started(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
+        await open_workload_form(pilot)
         seq = app.screen.query_one("#wl-seq", Input)
         await set_input(pilot, seq, "4096")
         await pilot.pause()

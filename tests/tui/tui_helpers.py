@@ -1,10 +1,12 @@
-"""Keyboard-driven steps shared by the flow and snapshot tests."""
+"""Keyboard-driven steps and small builds shared by the flow, form and snapshot tests."""
 
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Select, Static
 
+from slotwise.engine.build import Build
+from slotwise.engine.workload import Workload
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.chooser import ChassisChooser
 from slotwise.tui.screens.picker import PartPicker
@@ -13,6 +15,12 @@ from slotwise.tui.widgets.findings import FindingsList
 
 CHASSIS = "SYS-521GE-TNRT"
 GPU = "NVIDIA-H200-NVL-141GB"
+
+
+def gpu_build(workload: Workload | None = None, gpus: int = 1) -> Build:
+    """CHASSIS with two CPUs, ``gpus`` x GPU in slots 1.. and ``workload``."""
+    slots = {str(i): GPU for i in range(1, gpus + 1)}
+    return Build(chassis=CHASSIS, slots=slots, cpu="XEON-8480+", cpu_count=2, workload=workload)
 
 
 def gpu_slots(catalog, n: int = 8) -> tuple[str, ...]:
@@ -37,6 +45,27 @@ def keys_for(text: str) -> list[str]:
 
 async def started(pilot: Pilot) -> None:
     await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_workload_form(pilot: Pilot) -> None:
+    """Wait for start-up, then F4: the workload form."""
+    await started(pilot)
+    await pilot.press("f4")
+    await pilot.pause()
+
+
+def verdict_text(app) -> str:
+    """The workload form's verdict as it reads now."""
+    return str(app.screen.query_one("#verdict", Static).render())
+
+
+async def choose(pilot: Pilot, select_id: str, text: str) -> None:
+    """Pick the option starting ``text`` in the Select ``select_id``, by keyboard."""
+    sel = pilot.app.screen.query_one(select_id, Select)
+    sel.focus()
+    await pilot.pause()
+    await pilot.press("enter", *keys_for(text), "enter")
     await pilot.pause()
 
 
