@@ -15,35 +15,12 @@ import pytest
 
 from slotwise.engine.bom import import_bom, read_bom
 from slotwise.tui.cli import main
+from tests.bom_texts import l40s_bom
 
 FIXTURE = Path(__file__).parent / "fixtures" / "configs" / "mistralai--Mixtral-8x7B-v0.1"
 SECRET = "TOPSECRET-4f1c"
 
-BOM = """schema = 1
-
-[chassis]
-sku = "SYS-521GE-TNRT"
-
-[cpu]
-sku = "XEON-6530"
-count = 2
-
-[memory]
-sku = "DDR5-4800-64GB-RDIMM"
-count = 16
-
-[psu]
-sku = "SMCI-PSU-2700W-TITANIUM"
-count = 4
-
-[slots]
-"1" = "NVIDIA-L40S-48GB"
-"3" = "NVIDIA-L40S-48GB"
-
-[workload]
-config = {config}
-method = "inference"
-"""
+BOM = l40s_bom(("1", "3"), '[workload]\nconfig = {config}\nmethod = "inference"\n')
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import pytest
 from slotwise.engine.bom import import_bom
 from slotwise.engine.bom.markdown import cell
 from slotwise.tui.cli import main
+from tests.bom_texts import l40s_bom
 
 # A byte a terminal acts on: C0 except newline and tab, DEL, C1 (U+009B is a one-byte CSI).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -86,30 +87,10 @@ def test_validate_json_stays_json_and_holds_no_raw_control(capsys, evil):
     assert not CONTROL.search(out + err)
 
 
-FORGED = """schema = 1
-
-[meta]
-customer = "ACME\\n\\n**Total: 1.00 USD (approved)**\\n"
-project = "Box \\u001b]0;PWNED\\u0007"
-
-[chassis]
-sku = "SYS-521GE-TNRT"
-
-[cpu]
-sku = "XEON-6530"
-count = 2
-
-[memory]
-sku = "DDR5-4800-64GB-RDIMM"
-count = 16
-
-[psu]
-sku = "SMCI-PSU-2700W-TITANIUM"
-count = 4
-
-[slots]
-"1" = "NVIDIA-L40S-48GB"
-"""
+FORGED = l40s_bom(
+    tables='[meta]\ncustomer = "ACME\\n\\n**Total: 1.00 USD (approved)**\\n"\n'
+    'project = "Box \\u001b]0;PWNED\\u0007"\n'
+)
 
 
 def test_markdown_export_forges_no_line_and_holds_no_control(capsys, tmp_path):
