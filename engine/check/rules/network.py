@@ -119,9 +119,13 @@ def check(ctx: Ctx) -> None:
     ra_min = gpus if hgx else -(-gpus // 2)
     pattern = "2-8-9-400" if hgx else "2-8-5-200"
     nic = fast_nic(ctx, min_gbps)
+    # GPUs under a switch without a fast NIC: read by the ratio fix and the placement note.
+    placement = not hgx and have > 0
+    lonely, roots = (
+        _lonely_gpu_roots(ctx, fast, min_gbps) if have < ra_min or placement else ([], [])
+    )
     if have < ra_min:
         k = ra_min - have
-        _, roots = _lonely_gpu_roots(ctx, fast, min_gbps)
         where = nic_slots(ctx, nic, k, roots) if nic is not None else []
         edit = (
             tuple(Place(slot=s, sku=nic.sku) for s in where)
@@ -157,10 +161,9 @@ def check(ctx: Ctx) -> None:
                 fix="add NICs up to one per GPU if all-reduce bandwidth limits scaling",
             )
         )
-    if hgx or not have:
+    if not placement:
         return
     # GPU-NIC placement: a GPU under a switch with no fast NIC crosses the CPU for RDMA.
-    lonely, roots = _lonely_gpu_roots(ctx, fast, min_gbps)
     if lonely:
         edit = ()
         fix = "put a NIC in a slot under each GPU switch if the chassis has one"
