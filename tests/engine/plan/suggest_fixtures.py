@@ -476,13 +476,17 @@ def _bridged(ch, gpu, sub, cat):
     return sum(len(b.slots) for b in _bridges(ch, gpu, sub, cat))
 
 
-def valid_builds(cat, wl, arch, cons, prices, evaluator=None, estimator=None, keep=None):
+def valid_builds(
+    cat, wl, arch, cons, prices, evaluator=None, estimator=None, keep=None, needs=None
+):
     """Every combination of chassis, GPU model and slot subset, CPU, DIMM model and count, drive
     model, PSU model and count, judged by ``evaluator``: those with zero errors that meet the
     constraints (and ``keep(build, report)`` when given), as ((chassis, GPU, count), power,
     price, decode tokens/s).  A 'complete build' bridges every fully populated NVLink group and
     carries a mirrored pair of drives, as the solver's fill-in policy states (placements that
-    bridge fewer GPUs than the slot map allows are outside that policy and not enumerated)."""
+    bridge fewer GPUs than the slot map allows are outside that policy and not enumerated).
+    ``needs(build)``: a condition on the build alone that ``keep`` also requires, checked before
+    the (costly) evaluation so that a build ``keep`` would drop anyway is never evaluated."""
     ev = evaluator or make_fake_evaluator(arch)
     est_fn = estimator or fake_estimate
     env = Environment(input_voltage=cons.voltage, redundancy=cons.redundancy)
@@ -530,6 +534,8 @@ def valid_builds(cat, wl, arch, cons, prices, evaluator=None, estimator=None, ke
                     env=env,
                     workload=wl,
                 )
+                if needs is not None and not needs(b):
+                    continue
                 rep = ev(b, cat)
                 if rep.errors or (keep is not None and not keep(b, rep)):
                     continue

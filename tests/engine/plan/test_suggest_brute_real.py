@@ -78,6 +78,7 @@ def valid(cat):
         evaluator=evaluate,
         estimator=real_estimate,
         keep=memory_as_the_rule_wants(cat),
+        needs=lambda build: _memory_ok(cat, build),  # keep's build-only half, before evaluate
     )
 
 
