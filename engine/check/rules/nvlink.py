@@ -12,6 +12,7 @@ PCIe only (64-128 GB/s instead of 600-900 GB/s, reference S39).
 
 from __future__ import annotations
 
+from slotwise.engine.build import BridgeFit
 from slotwise.engine.build.edits import AddBridge, RemoveBridge
 from slotwise.engine.check.report import Severity
 from slotwise.engine.check.rules.common import finding, slot_list
@@ -54,6 +55,14 @@ def bridges_for(ctx: Ctx, gpu_sku: str) -> list[Bridge]:
     return hit
 
 
+def _remove_error(
+    ctx: Ctx, bf: BridgeFit, group: tuple[str, ...], rule: str, message: str, fix: str
+) -> None:
+    """An error on the bridge set ``bf`` (on the slots ``group``) that removing it fixes."""
+    edit = (RemoveBridge(slots=bf.slots),)
+    ctx.add(finding(rule, "error", message, parts=(bf.sku,), slots=group, fix=fix, edit=edit))
+
+
 def check(ctx: Ctx) -> None:
     b = ctx.build
     idx = ctx.idx
@@ -66,73 +75,58 @@ def check(ctx: Ctx) -> None:
         group = ctx.sort_slots(bf.slots)
         br = ctx.catalog.bridges.get(bf.sku)
         if br is None:
-            ctx.add(
-                finding(
-                    "nvlink.unknown_bridge",
-                    "error",
-                    f"bridge {bf.sku!r} on {slot_list(group)} is not in the parts catalog",
-                    parts=(bf.sku,),
-                    slots=group,
-                    fix="remove it and add a bridge made for these GPUs",
-                    edit=(remove,),
-                )
+            _remove_error(
+                ctx,
+                bf,
+                group,
+                "nvlink.unknown_bridge",
+                f"bridge {bf.sku!r} on {slot_list(group)} is not in the parts catalog",
+                fix="remove it and add a bridge made for these GPUs",
             )
             continue
         missing = [s for s in bf.slots if s not in idx.slot]
         if missing:
-            ctx.add(
-                finding(
-                    "nvlink.unknown_slot",
-                    "error",
-                    f"{bf.sku} joins {slot_list(missing)}, which {ch.sku} does not have",
-                    parts=(bf.sku,),
-                    slots=group,
-                    fix="remove the bridge",
-                    edit=(remove,),
-                )
+            _remove_error(
+                ctx,
+                bf,
+                group,
+                "nvlink.unknown_slot",
+                f"{bf.sku} joins {slot_list(missing)}, which {ch.sku} does not have",
+                fix="remove the bridge",
             )
             continue
         overlap = [s for s in bf.slots if s in bridged]
         if overlap:
-            ctx.add(
-                finding(
-                    "nvlink.overlap",
-                    "error",
-                    f"{slot_list(overlap)} already carries another bridge set; {bf.sku} on "
-                    f"{slot_list(group)} cannot be fitted too",
-                    parts=(bf.sku,),
-                    slots=group,
-                    fix="remove one of the bridge sets",
-                    edit=(remove,),
-                )
+            _remove_error(
+                ctx,
+                bf,
+                group,
+                "nvlink.overlap",
+                f"{slot_list(overlap)} already carries another bridge set; {bf.sku} on "
+                f"{slot_list(group)} cannot be fitted too",
+                fix="remove one of the bridge sets",
             )
         bridged.update(bf.slots)
         if len(set(bf.slots)) != br.ways:
-            ctx.add(
-                finding(
-                    "nvlink.wrong_ways",
-                    "error",
-                    f"{bf.sku} is a {br.ways}-way bridge but is set on "
-                    f"{len(set(bf.slots))} slots ({', '.join(group)})",
-                    parts=(bf.sku,),
-                    slots=group,
-                    fix=f"remove it; a {br.ways}-way bridge joins {br.ways} GPUs",
-                    edit=(remove,),
-                )
+            _remove_error(
+                ctx,
+                bf,
+                group,
+                "nvlink.wrong_ways",
+                f"{bf.sku} is a {br.ways}-way bridge but is set on "
+                f"{len(set(bf.slots))} slots ({', '.join(group)})",
+                fix=f"remove it; a {br.ways}-way bridge joins {br.ways} GPUs",
             )
             continue
         empty = [s for s in group if s not in ctx.gpus]
         if empty:
-            ctx.add(
-                finding(
-                    "nvlink.empty_slot",
-                    "error",
-                    f"{bf.sku} on {slot_list(group)}: {slot_list(empty)} holds no GPU",
-                    parts=(bf.sku,),
-                    slots=group,
-                    fix="remove the bridge, or put the bridged GPU model in every slot it joins",
-                    edit=(remove,),
-                )
+            _remove_error(
+                ctx,
+                bf,
+                group,
+                "nvlink.empty_slot",
+                f"{bf.sku} on {slot_list(group)}: {slot_list(empty)} holds no GPU",
+                fix="remove the bridge, or put the bridged GPU model in every slot it joins",
             )
             continue
         gpus: list[Gpu] = [ctx.gpus[s] for s in group]
@@ -182,18 +176,15 @@ def check(ctx: Ctx) -> None:
         if idx.nvlink_groups:
             if frozenset(group) not in idx.nvlink_groups:
                 allowed = ["+".join(g) for g in ch.nvlink_groups if len(g) == br.ways] or ["none"]
-                ctx.add(
-                    finding(
-                        "nvlink.group_not_allowed",
-                        "error",
-                        f"{ch.sku} does not support an NVLink bridge across "
-                        f"{'+'.join(group)} (slot spacing/height does not match); "
-                        f"{br.ways}-way groups it supports: {', '.join(allowed)}",
-                        parts=(bf.sku,),
-                        slots=group,
-                        fix="remove it and bridge GPUs in a supported slot group",
-                        edit=(remove,),
-                    )
+                _remove_error(
+                    ctx,
+                    bf,
+                    group,
+                    "nvlink.group_not_allowed",
+                    f"{ch.sku} does not support an NVLink bridge across "
+                    f"{'+'.join(group)} (slot spacing/height does not match); "
+                    f"{br.ways}-way groups it supports: {', '.join(allowed)}",
+                    fix="remove it and bridge GPUs in a supported slot group",
                 )
                 continue
         elif not told_unknown_groups:
