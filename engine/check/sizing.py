@@ -218,6 +218,13 @@ def _fewest(ok: Callable[[int], bool], limit: int = HARD_LIMIT) -> int | None:
         if hi >= limit:
             return None
         lo, hi = hi, min(hi * 2, limit)
+    return first_passing(ok, lo, hi)
+
+
+def first_passing(ok: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Smallest k in (``lo``, ``hi``] with ``ok(k)``, where ``ok(lo)`` fails, ``ok(hi)`` holds
+    and ``ok`` is monotone: bisection (the second half of a doubling search; also
+    engine.plan.node_search)."""
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if ok(mid):

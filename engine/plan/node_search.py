@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from slotwise.engine.check.sizing import first_passing
+
 
 def fewest_passing(
     ok: Callable[[int], bool],
@@ -28,10 +30,4 @@ def fewest_passing(
         if hi >= top:
             return f"not even {top} nodes of {per_node} GPUs run the workload"
         lo, hi = hi, min(hi * 2, top)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return first_passing(ok, lo, hi)
