@@ -189,19 +189,25 @@ def test_tco_names_missing_prices_and_bad_fields(catalog, tmp_path):
     assert out.result is None and "no GPUs" in out.problem
 
 
+def _request(**typed: str):
+    """parse_request on a Suggest form left blank but for the ``typed`` fields."""
+    blank = {
+        "objective": "gpus",
+        "chassis": "",
+        "gpus": "",
+        "cooling": "any",
+        "voltage": "200-240",
+        "redundancy": "N+1",
+        "max_power": "",
+        "prices": "",
+    }
+    return parse_request(**{**blank, **typed})
+
+
 def test_parse_request_fields():
-    req = parse_request(
-        objective="price",
-        chassis="",
-        gpus="",
-        cooling="any",
-        voltage="200-240",
-        redundancy="N+1",
-        max_power="",
-        prices="",
-    )
+    req = _request(objective="price")
     assert req.constraints is None and "price list" in req.problem
-    req = parse_request(
+    req = _request(
         objective="power",
         chassis="X13, SYS-421GE-TNRT",
         gpus="NVIDIA-L4-24GB",
@@ -209,7 +215,6 @@ def test_parse_request_fields():
         voltage="100-127",
         redundancy="N+N",
         max_power="2000",
-        prices="",
     )
     c = req.constraints
     assert req.problem is None
