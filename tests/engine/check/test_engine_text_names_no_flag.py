@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -37,7 +39,10 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return out
 
 
-def _literals(package: str):
+@cache
+def _literals(package: str) -> tuple[tuple[Path, int, str], ...]:
+    """Every non-docstring string literal of ``package`` (parsed once for both scans below)."""
+    out = []
     for path in sorted((ROOT / package).rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docs = _docstrings(tree)
@@ -47,7 +52,8 @@ def _literals(package: str):
                 and isinstance(node.value, str)
                 and id(node) not in docs
             ):
-                yield path.relative_to(ROOT), node.lineno, node.value
+                out.append((path.relative_to(ROOT), node.lineno, node.value))
+    return tuple(out)
 
 
 def test_no_engine_or_parts_string_names_a_flag():
