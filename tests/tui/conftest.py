@@ -33,3 +33,18 @@ def make_app(catalog, state_dir):
         return app
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _idle_checked_every_5_ms(monkeypatch):
+    """The Pilot waits for the app to go idle after every key and every pause
+    (``textual._wait.wait_for_idle``): it sleeps SLEEP_GRANULARITY (20 ms) at a time until the
+    process used less than SLEEP_IDLE (1 ms) of CPU during one sleep, so each key costs at least
+    40 ms of sleeping, and the suite presses thousands.  Looking every 5 ms keeps the same test
+    of idleness (under 1 ms of CPU in the last sleep; a worker thread or a timer still computing
+    uses more) and the same 1 s ceiling, with a quarter of the sleep.  The waits that matter for
+    correctness are Textual's own message-queue drain (``Pilot._wait_for_screen``) and
+    ``app.workers.wait_for_complete()``, which do not change."""
+    import textual._wait
+
+    monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", 1 / 200)
