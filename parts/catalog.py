@@ -150,10 +150,14 @@ class Catalog:
 
     def _cached(self, name: str, cls: type) -> dict:
         # Views are computed once per Catalog; the dataclass is frozen, so cache in __dict__.
-        cache = self.__dict__.setdefault("_views", {})
-        if name not in cache:
-            cache[name] = self._of(cls)
-        return cache[name]
+        # (Read on every rule lookup: no dict is allocated once the view exists.)
+        cache = self.__dict__.get("_views")
+        if cache is None:
+            cache = self.__dict__["_views"] = {}
+        view = cache.get(name)
+        if view is None:
+            view = cache[name] = self._of(cls)
+        return view
 
     def get(self, sku: str) -> Record | None:
         return self.records.get(sku)
