@@ -27,7 +27,7 @@ from slotwise.engine.estimate.serving import kv_cache_dtype, kv_scale, max_users
 from slotwise.engine.inputs import ref
 from slotwise.engine.model.params import ParamCounts, count_params
 from slotwise.engine.workload import Workload
-from slotwise.engine.workload.trainers import plausible_trainers
+from slotwise.engine.workload.trainers import plausible_trainers, resolve_trainer
 from slotwise.parts.schema import Gpu, ModelPreset
 
 
@@ -209,10 +209,17 @@ def memory_spread(
     profiles: tuple[str, ...] = (workload.trainer or "generic",)
     if workload.trainer is None and workload.training:
         others = [p for p in plausible_trainers(workload.method) if p != "generic"]
+        # The spread is over what the trainers do on their own (their internals and loss);
+        # gradient checkpointing is the user's own switch (trainers.USER_LEVEL_FIELDS), so when
+        # the user did not state it every profile runs with the estimate's (generic's) value
+        # instead of its own default: the plain Trainer's default off would otherwise set the
+        # high end at ~7x the estimate (a 70B LoRA at 4k: 234 vs 34.5 GiB), the overestimate
+        # issue 23 names for a recipe that turned recompute off unasked.  Named trainers keep
+        # their own default (trainers.resolve_trainer).
+        pinned = {"grad_checkpointing": resolve_trainer(workload, gpus).grad_checkpointing}
         for name in others:
-            alt = layout_memory(workload.model_copy(update={"trainer": name}), gpus, arch, counts)[
-                0
-            ]
+            alt_workload = workload.model_copy(update={"trainer": name, **pinned})
+            alt = layout_memory(alt_workload, gpus, arch, counts)[0]
             totals.append(alt.total_bytes)
             paged = max(paged, alt.paged_optimizer_bytes)
         profiles = ("generic", *others)

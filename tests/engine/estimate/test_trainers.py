@@ -306,6 +306,18 @@ def test_ranges_named_and_unnamed():
     assert unnamed.high_bytes - unnamed.low_bytes > named.high_bytes - named.low_bytes
 
 
+def test_unstated_checkpointing_is_not_spread_over_the_trainers_defaults():
+    """Recompute is the user's switch: with no trainer named and checkpointing unstated, the
+    range spans what the trainers do on their own, not the plain Trainer's default off."""
+    unstated = _mem(method="lora", seq_len=4096, micro_batch=2)
+    stated_on = _mem(method="lora", seq_len=4096, micro_batch=2, grad_checkpointing=True)
+    stated_off = _mem(method="lora", seq_len=4096, micro_batch=2, grad_checkpointing=False)
+    assert unstated.high_bytes == pytest.approx(stated_on.high_bytes)
+    # without recompute the activations dominate: the estimate itself says so when stated
+    assert stated_off.total_bytes > 1.5 * unstated.total_bytes
+    assert unstated.high_bytes < 2 * unstated.total_bytes
+
+
 def test_three_way_memory_verdict():
     assert memory_fit(10, 12, 14, 15) == "fits"
     assert memory_fit(10, 12, 16, 15) == "tight"
