@@ -3,9 +3,10 @@ three-way memory verdict (fits / tight / does not fit, engine.estimate.memory_ra
 whose estimate fits but whose range's high end does not is "tight", ranks below a build that
 fits, and the headline says "tight" with what to change, never "fits" above a tight line.
 
-The case: LoRA on Llama 3.1 8B at 8,192 tokens with no trainer named.  The range spans the
-trainers a user could be running (some keep every activation), so its high end is far above
-the estimate: it does not fit an H100 NVL's 94 GB (tight) and fits an H200 NVL's 141 GB.
+The case: LoRA on Llama 3.1 8B at 14,336 tokens, two sequences per micro-batch, no trainer
+named.  The estimate (~79 GiB on one GPU) fits both cards; the range's high end (~117 GiB: the trainers a
+user could be running and the estimator's held-out error) does not fit an H100 NVL's 88.8 GiB
+usable (tight) and fits an H200 NVL's 133.4 GiB.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from slotwise.engine.plan.compare import Option, compare_builds
 from slotwise.engine.plan.suggest import Constraints, suggest
 from slotwise.engine.workload import Workload
 
-LORA = Workload(model="llama-3.1-8b", method="lora", seq_len=8192)
+LORA = Workload(model="llama-3.1-8b", method="lora", seq_len=14336, micro_batch=2)
 H100 = "NVIDIA-H100-NVL-94GB"
 H200 = "NVIDIA-H200-NVL-141GB"
 CHASSIS = ("SYS-421GE-TNRT3",)
@@ -37,8 +38,8 @@ def h100_only(catalog):
 
 def test_sizing_carries_the_three_way_verdict(catalog):
     arch = resolve_arch(LORA, catalog)
-    tight = size_servers(LORA, catalog.gpus[H100], 1, arch=arch)
-    fits = size_servers(LORA, catalog.gpus[H200], 1, arch=arch)
+    tight = size_servers(LORA, catalog.gpus[H100], 4, arch=arch)
+    fits = size_servers(LORA, catalog.gpus[H200], 4, arch=arch)
     assert tight.servers == fits.servers == 1  # the count is the margin's; the verdict differs
     assert tight.memory_fit == "tight" and tight.memory_tight and tight.tight
     assert fits.memory_fit == "fits" and not fits.memory_tight
