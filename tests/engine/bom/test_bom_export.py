@@ -86,9 +86,9 @@ def test_markdown_summary(capsys):
         "NVIDIA NVLink bridge, 4-way (NVL4), for H200 NVL |" in md
     )
     assert "## Budgets" in md and "Power, DC (worst-case load vs PSU output)" in md
-    # the three-way memory verdict leads (no trainer named: the range's high end passes the
-    # H200 NVL's memory, so "tight", never "fits" over a tight range)
-    assert "Workload verdict: **tight in memory" in md and "name the trainer" in md
+    # the three-way memory verdict leads (no trainer named, recompute unstated: the range's
+    # high end, 55 GiB, fits the H200 NVL's memory, so "fits", with its spare share)
+    assert "Workload verdict: **fits in memory" in md and "tight" not in md
     assert "fits on 8 × NVIDIA H200 NVL 141GB" in md
     assert "## Assumptions" in md and "## Findings" not in md
 
