@@ -140,7 +140,12 @@ def layout_memory(
             # (engine.estimate.serving).  At least one user is counted, for the verdict.
             room = cap - (mem.total_bytes - mem.kv_cache_bytes)
             running = max(1, min(per_replica, max_users_per_replica(room, kv_one)))
-        mem = mem.model_copy(update={"kv_cache_bytes": kv_one * running})
+        mem = mem.with_kv_cache(
+            kv_one * running,
+            f"{kv_cache_dtype(workload)} KV cache of {running} running user(s) x "
+            f"{workload.seq_len} tokens per replica (serving.kv_cache_dtype; vLLM / "
+            "TensorRT-LLM continuous batching)",
+        )
         mem_notes.append(
             f"serving: KV cache ({kv_cache_dtype(workload)}) of {running} running user(s) x "
             f"{workload.seq_len} tokens per replica"
@@ -150,7 +155,11 @@ def layout_memory(
         return mem, tp, dp, parallel, notes + mem_notes
     mem, mem_notes = memory_per_gpu(arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts)
     if not workload.training and kv_scale(workload) != 1.0:
-        mem = mem.model_copy(update={"kv_cache_bytes": mem.kv_cache_bytes * kv_scale(workload)})
+        mem = mem.with_kv_cache(
+            mem.kv_cache_bytes * kv_scale(workload),
+            f"{workload.micro_batch} sequence(s) x {workload.seq_len} tokens in "
+            f"{kv_cache_dtype(workload)} (serving.kv_cache_dtype)",
+        )
         mem_notes.append(f"serving: KV cache in {kv_cache_dtype(workload)}")
     return mem, tp, dp, parallel, notes + mem_notes
 

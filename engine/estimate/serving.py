@@ -70,7 +70,7 @@ from slotwise.engine.estimate.compute import (
 )
 from slotwise.engine.estimate.generation import split_lengths
 from slotwise.engine.estimate.links import Links, collective_latency_s, default_links
-from slotwise.engine.estimate.memory import (
+from slotwise.engine.estimate.memory_terms import (
     activation_element_bytes,
     kv_cache_bytes,
     weight_bytes_per_param,

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from slotwise.engine.estimate import estimate, min_gpus, suggest_changes
 from slotwise.engine.estimate.constants import GIB, NF4_BITS_PER_PARAM
-from slotwise.engine.estimate.memory import _in_flight_bytes, trainable_state_bytes
+from slotwise.engine.estimate.memory_terms import _in_flight_bytes, trainable_state_bytes
 from slotwise.engine.model.params import count_params, linear_params_by_module, lora_params
 from slotwise.engine.workload import LORA_TARGET_SETS
 from slotwise.engine.workload import Workload as _Workload

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from slotwise.engine.estimate import estimate
 from slotwise.engine.estimate.activations import inference_activation_bytes
 from slotwise.engine.estimate.generation import split_lengths
-from slotwise.engine.estimate.memory import kv_cache_bytes
+from slotwise.engine.estimate.memory_terms import kv_cache_bytes
 from slotwise.engine.model.params import count_params
 from slotwise.engine.workload import Workload
 from tests.evidence.memory_cases import A100_80GB, CASES, LLAMA3_8B, QWEN25
