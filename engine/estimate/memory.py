@@ -170,7 +170,7 @@ class MemoryBreakdown(BaseModel):
             ("kv_cache", self.kv_cache_bytes),
         )
 
-    def to_json(self) -> dict[str, int]:
+    def to_json(self) -> dict[str, int | list[dict[str, str | int]]]:
         return {
             "total_bytes": round(self.total_bytes),
             "weights_bytes": round(self.weights_bytes),
@@ -184,6 +184,7 @@ class MemoryBreakdown(BaseModel):
             "paged_optimizer_bytes": round(self.paged_optimizer_bytes),
             "low_bytes": round(self.total_bytes if self.low_bytes is None else self.low_bytes),
             "high_bytes": round(self.total_bytes if self.high_bytes is None else self.high_bytes),
+            "terms": [t.to_json() for t in self.terms],
         }
 
 

@@ -76,6 +76,34 @@ def test_json_has_every_cli_md_key(capsys):
     assert data["memory_per_gpu"]["overhead_bytes"] > 0
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--model", "llama-2-7b", "--method", "lora"),
+        ("--model", "llama-2-7b", "--method", "qlora", "--gpus", "4", "--parallel", "zero3"),
+        ("--model", "llama-2-13b", "--method", "full", "--gpus", "8", "--parallel", "zero3"),
+        ("--model", "llama-2-13b", "--method", "full", "--offload", "optimizer"),
+        ("--model", "llama-2-13b", "--method", "inference", "--users", "16"),
+    ],
+)
+def test_json_memory_terms_add_up_to_each_part(capsys, argv):
+    """memory_per_gpu.terms (CLI.md): every term names its part and source, and each part's
+    terms add up to that part's field (bytes rounded one by one: within one byte a term)."""
+    rc, out, _ = run(capsys, *argv, "--json")
+    assert rc in (0, 1)  # 1: does not fit, still a full answer
+    mem = json.loads(out)["memory_per_gpu"]
+    terms = mem["terms"]
+    parts = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+    assert {t["part"] for t in terms} <= {*parts, "paged"}
+    assert all(t["name"] and t["source"] and t["bytes"] >= 0 for t in terms)
+    for part in parts:
+        got = sum(t["bytes"] for t in terms if t["part"] == part)
+        assert got == pytest.approx(mem[f"{part}_bytes"], abs=len(terms)), part
+    in_total = sum(t["bytes"] for t in terms if t["part"] not in ("overhead", "paged"))
+    assert in_total == pytest.approx(mem["total_bytes"], abs=len(terms))
+    assert [t["name"] for t in terms if t["part"] == "overhead"] == ["cuda_context"]
+
+
 def test_tokens_suffix_gives_train_hours_and_inference_gives_speed(capsys):
     _, out, _ = run(
         capsys, "llama-2-7b", "--method", "full", "--gpus", "8", "--tokens", "2B", "--json"
