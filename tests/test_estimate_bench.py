@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
+from bench import measure_memory
 from slotwise.engine.estimate import estimate
 from slotwise.engine.workload import Workload
 from tests.evidence.memory_cases import A100_80GB, GEMMA_2B, LLAMA3_8B
 
 BENCH = Path(__file__).parents[1] / "bench" / "measure_memory.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("measure_memory", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_help_and_list_cases_work_without_torch():
@@ -43,9 +36,7 @@ def test_import_does_not_pull_in_torch():
         "            tried.append(name)\n"
         "        return None\n"
         "sys.meta_path.insert(0, Spy())\n"
-        f"spec = importlib.util.spec_from_file_location('measure_memory', {str(BENCH)!r})\n"
-        "mod = importlib.util.module_from_spec(spec)\n"
-        "spec.loader.exec_module(mod)\n"
+        "import bench.measure_memory\n"
         "print('TRIED', tried)\n"
     )
     done = subprocess.run(
@@ -60,22 +51,19 @@ def test_import_does_not_pull_in_torch():
 
 
 def test_hf_config_dict_maps_the_preset():
-    mod = _load()
-    cfg = mod.hf_config_dict(GEMMA_2B, layers=4)
+    cfg = measure_memory.hf_config_dict(GEMMA_2B, layers=4)
     assert cfg["model_type"] == "gemma" and cfg["num_hidden_layers"] == 4
     assert cfg["head_dim"] == 256 and cfg["tie_word_embeddings"] is True
     assert cfg["num_key_value_heads"] == 1 and cfg["vocab_size"] == 256000
 
 
 def test_lora_module_names_are_hf_names():
-    mod = _load()
-    assert mod.lora_module_names(LLAMA3_8B, ("q", "v")) == ["q_proj", "v_proj"]
-    assert "down_proj" in mod.lora_module_names(LLAMA3_8B, ("gate", "up", "down"))
+    assert measure_memory.lora_module_names(LLAMA3_8B, ("q", "v")) == ["q_proj", "v_proj"]
+    assert "down_proj" in measure_memory.lora_module_names(LLAMA3_8B, ("gate", "up", "down"))
 
 
 def test_shrunken_model_estimate_is_consistent():
-    mod = _load()
-    small = mod.shrink(LLAMA3_8B, 4)
+    small = measure_memory.shrink(LLAMA3_8B, 4)
     assert small.num_hidden_layers == 4
     w = Workload(method="lora", seq_len=1024)
     big = estimate(w, A100_80GB, 1, arch=LLAMA3_8B).memory_per_gpu.total_bytes
@@ -88,20 +76,18 @@ def test_shrunken_model_estimate_is_consistent():
 
 
 def test_unsupported_workloads_are_refused_with_a_reason():
-    mod = _load()
-    assert mod.unsupported(Workload(method="full", offload="optimizer"))
-    assert mod.unsupported(Workload(method="full", tp=2))
-    assert mod.unsupported(Workload(method="lora")) is None
-    assert "activation offloading" in mod.unsupported(
+    assert measure_memory.unsupported(Workload(method="full", offload="optimizer"))
+    assert measure_memory.unsupported(Workload(method="full", tp=2))
+    assert measure_memory.unsupported(Workload(method="lora")) is None
+    assert "activation offloading" in measure_memory.unsupported(
         Workload(method="lora", activation_offload=True)
     )
 
 
 def test_accuracy_table_lists_every_case_and_the_gated_summary():
-    mod = _load()
     from tests.evidence.memory_cases import CASES, KNOWN_MISSES
 
-    text = mod.accuracy_table()
+    text = measure_memory.accuracy_table()
     rows = text.splitlines()
     assert len(rows) == 1 + len(CASES) + len(KNOWN_MISSES) + 1
     assert all(c.id in text for c in CASES + KNOWN_MISSES)

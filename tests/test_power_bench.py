@@ -4,25 +4,16 @@ Evidence split (bench.power.fit_systems): the fans/board share is derived from D
 DGX B200 and DGX B300 are held out.  Every reference must be within +/-10 % of its published
 maximum; the constants in engine.check.power_model must equal what the bench derives."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
+from bench import power
 from slotwise.engine.check.power_model import FANS_BOARD_SHARE, HELD_OUT_MAX_ABS_ERR
 from tests.fixtures_catalog.helpers import bundled_catalog
-
-_PATH = Path(__file__).parents[1] / "bench" / "power.py"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_power", _PATH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_power"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return power
 
 
 def test_split_is_fixed_by_rule_fit_on_dgx_h100_only(bench):

@@ -10,14 +10,7 @@ The demo build is the one scripts/screenshots.py renders for the README.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location(
-    "slotwise_screenshots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
-)
-shots = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(shots)
+from scripts import screenshots as shots
 
 SIZE = (80, 24)
 

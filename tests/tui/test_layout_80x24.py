@@ -3,20 +3,12 @@ screen, the findings pane keeps its place after a fix and never splits a figure 
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from rich.console import Console
 
+from scripts import screenshots as shots
 from slotwise.engine.check.report import Finding
 from slotwise.tui.widgets.findings import FindingsList, finding_renderable
 from tests.tui.tui_helpers import pick, screen_text, select_finding, started
-
-_spec = importlib.util.spec_from_file_location(
-    "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
-)
-shots = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(shots)
 
 
 async def test_build_screen_at_80x24_shows_quit_help_export_undo_fix(make_app, catalog):

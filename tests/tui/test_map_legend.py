@@ -3,23 +3,15 @@ the picker's key labels, driven by keyboard at 80x24."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from rich.console import Console
 from textual.widgets import Static
 
+from scripts import screenshots as shots
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.help import HelpScreen, LegendScreen
 from slotwise.tui.widgets.chassis_map import ChassisMap
 from slotwise.tui.widgets.map_legend import MAP_LEGEND
 from tests.tui.tui_helpers import goto, screen_text, started
-
-_spec = importlib.util.spec_from_file_location(
-    "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
-)
-shots = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(shots)
 
 
 def _static_text(screen) -> str:

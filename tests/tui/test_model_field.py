@@ -5,17 +5,12 @@ fetches on Enter when the network is allowed (a 127.0.0.1 server stands in for t
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from textual.widgets import Input, Select
 
 from slotwise.engine.workload import Workload
+from tests.faulty_http import faulty_server
 from tests.tui.tui_helpers import gpu_build, keys_for, open_workload_form, set_input, verdict_text
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.faulty_http import faulty_server  # noqa: E402
 
 HUB_ID = "ok/model-8b"  # faulty_http's "ok" behaviour serves a Llama-style config.json
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+from scripts import screenshots as shots
 from tests.tui.tui_helpers import (
     CHASSIS,
     GPU,
@@ -16,12 +16,6 @@ from tests.tui.tui_helpers import (
     screen_text,
     started,
 )
-
-_spec = importlib.util.spec_from_file_location(
-    "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
-)
-shots = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(shots)
 
 
 # ----------------------------------------------------------------------------- item 1

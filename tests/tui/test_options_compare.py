@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from textual.widgets import DataTable
 
+from scripts import screenshots as shots
 from slotwise.engine.build.edits import SetCount
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.compare import CompareScreen
-
-_spec = importlib.util.spec_from_file_location(
-    "slotwise_screenshots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
-)
-shots = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(shots)
 
 
 async def _ready(pilot) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Select, Static
 
+from scripts import screenshots as shots
 from slotwise.engine.bom import read_bom
 from slotwise.tui.screens.build import BuildScreen
 from slotwise.tui.screens.chooser import ChassisChooser
@@ -336,14 +337,6 @@ async def test_workload_from_a_config_json_file(make_app, catalog, tmp_path, mon
 
 async def test_site_settings_low_line_changes_the_power_budget(make_app, catalog):
     """The Site row: pick 100-127 V; the engine re-rates the PSUs (its power budget drops)."""
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location(
-        "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
-    )
-    shots = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(shots)
     app = make_app(build=shots.demo_build(catalog))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
@@ -370,15 +363,8 @@ async def test_bad_catalog_overlay_is_a_message_and_exit_code_2(make_app, tmp_pa
 async def test_random_keys_never_crash_the_app(make_app, catalog, tmp_path, monkeypatch):
     """A seeded burst of keys over every screen (picker, export, palette, help, undo...):
     the app must neither raise nor lose its build (run_test re-raises any exception)."""
-    import importlib.util
     import random
-    from pathlib import Path
 
-    spec = importlib.util.spec_from_file_location(
-        "shots", Path(__file__).resolve().parents[2] / "scripts" / "screenshots.py"
-    )
-    shots = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(shots)
     monkeypatch.chdir(tmp_path)  # an export typed by chance lands here
     keys = [
         "up",

@@ -5,7 +5,6 @@ count where it should, serving scales by replicas, and the defaults are the benc
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -220,18 +219,12 @@ def test_headline_never_ticks_above_a_miss(catalog):
     assert "misses the 30-day target" in v.headline and "servers needed" in v.headline
 
 
-def _bench(name: str):
-    sys.path.insert(0, str(ROOT))
-    import importlib
-
-    return importlib.import_module(f"bench.{name}")
-
-
 def test_default_margins_are_the_benches_held_out_errors():
-    serving = _bench("serving_accuracy")
+    from bench import memory_accuracy as memory
+    from bench import serving_accuracy as serving
+
     median, _ = serving.summary(serving.HELD_OUT)
     assert median == pytest.approx(SERVING_HELD_OUT_ERROR, abs=0.0015)
-    memory = _bench("memory_accuracy")
     held = memory.sets()["held-out"]
     s = memory.summary(memory.error(c) for c in held)
     assert s["median"] == pytest.approx(MEMORY_HELD_OUT_ERROR, abs=0.0015)

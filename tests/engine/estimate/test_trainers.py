@@ -338,14 +338,9 @@ def test_estimate_json_carries_the_range_and_the_verdict(capsys):
 
 
 def _memory_bench():
-    import importlib.util
+    from bench import memory_accuracy
 
-    path = REPO / "bench" / "memory_accuracy.py"
-    spec = importlib.util.spec_from_file_location("memory_accuracy", path)
-    bench = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(bench)
-    return bench
+    return memory_accuracy
 
 
 def test_shipped_residuals_are_what_the_bench_computes():
