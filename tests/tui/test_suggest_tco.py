@@ -25,6 +25,12 @@ def _text(screen, wid: str) -> str:
     return str(widget.render())
 
 
+def _first_priced(screen: SuggestScreen) -> int:
+    """The rank (0-based) of the first suggestion whose every part the price list prices."""
+    assert screen.result is not None
+    return next(i for i, s in enumerate(screen.result.suggestions) if s.price is not None)
+
+
 async def _suggested(pilot) -> SuggestScreen:
     await pilot.press("f7")
     await pilot.pause()
@@ -95,8 +101,11 @@ async def test_constraints_narrow_the_search(make_app):
         assert {s.build.chassis for s in screen.result.suggestions} == {CHASSIS}
         assert "price USD" in _text(screen, "#sg-head")
         assert app.prices_path == PRICES  # pre-fills the TCO screen
-        row = str(screen.query_one("#sg-list", OptionList).get_option_at_index(0).prompt)
-        price = screen.result.suggestions[0].price
+        # a priced suggestion's row ends in its price (the ranking is by target, then GPUs and
+        # power: a build with a card the example list does not price may come first)
+        at = _first_priced(screen)
+        row = str(screen.query_one("#sg-list", OptionList).get_option_at_index(at).prompt)
+        price = screen.result.suggestions[at].price
         assert price is not None and row.endswith(f"{price:,.0f}")
         screen.query_one("#sg-maxw", Input).value = "watts"
         screen.query_one("#sg-maxw", Input).focus()
@@ -104,7 +113,7 @@ async def test_constraints_narrow_the_search(make_app):
         await pilot.pause()
         assert "Max W" in _text(screen, "#sg-status")
         screen.query_one("#sg-list", OptionList).focus()
-        await pilot.press("enter", "y")  # rank 1 of the priced search
+        await pilot.press(*["down"] * at, "enter", "y")  # the first priced suggestion
         await pilot.pause()
         await pilot.press("f8")
         await pilot.pause()
@@ -120,12 +129,25 @@ async def test_tco_with_example_prices_shows_break_even(make_app, tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         screen = await _suggested(pilot)
-        await pilot.press("enter", "y")  # rank 1: a complete build with GPUs
+        screen.query_one("#sg-prices", Input).value = PRICES
+        screen.query_one("#sg-prices", Input).focus()
+        await pilot.press("enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        at = _first_priced(screen)  # a complete build with GPUs whose parts are all priced
+        screen.query_one("#sg-list", OptionList).focus()
+        await pilot.press(*["down"] * at, "enter", "y")
         await pilot.pause()
         await pilot.press("f8")
         await pilot.pause()
         tco = app.screen
         assert isinstance(tco, TcoScreen)
+        assert tco.query_one("#tco-prices", Input).value == PRICES  # the search's price list
+        assert "no price per kwh" in _text(tco, "#tco-summary").lower()
+        tco.query_one("#tco-prices", Input).value = ""  # no price list: the summary says so
+        tco.query_one("#tco-prices", Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
         assert "price list" in _text(tco, "#tco-summary").lower()
         tco.query_one("#tco-prices", Input).value = PRICES
         tco.query_one("#tco-kwh", Input).value = "0.25"
