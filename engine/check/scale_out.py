@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from slotwise.engine.check.rules.context import Ctx, engine_cache, workload_key
+from slotwise.engine.check.rules.context import Ctx, engine_cache, memory_memo, workload_key
 from slotwise.engine.check.rules.network import HGX_MIN_GBPS, PCIE_MIN_GBPS, fast_nic, nic_slots
 from slotwise.engine.check.sizing import Fabric, Sizing, size_servers
 from slotwise.engine.estimate.links import Links
@@ -73,7 +73,10 @@ def build_sizing(
     key = (wkey, gpu.sku, count, links, fabric)
     hit = memo.get(key)
     if hit is None:
-        hit = size_servers(workload, gpu, count, arch=arch, links=links, fabric=fabric)
+        hit = size_servers(
+            workload, gpu, count, arch=arch, links=links, fabric=fabric,
+            memory=memory_memo(ctx.catalog),
+        )  # fmt: skip
         if len(memo) >= _MEMO_MAX:
             memo.clear()
         memo[key] = hit

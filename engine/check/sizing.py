@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict
 
 from slotwise.engine.check.margin import Margin, margin_for
 from slotwise.engine.estimate import Estimate, estimate
+from slotwise.engine.estimate.fit import MemoryMemo
 from slotwise.engine.estimate.links import Links, default_links
 from slotwise.engine.estimate.memory_range import MemoryFit
 from slotwise.engine.estimate.serving import Serving
@@ -254,6 +255,7 @@ def size_servers(
     margin: Margin | None = None,
     max_servers: int | None = None,
     estimator: Estimator = estimate,
+    memory: MemoryMemo | None = None,
 ) -> Sizing:
     """Servers of ``gpus_per_server`` x ``gpu`` for ``workload``; see the module doc.
 
@@ -266,6 +268,7 @@ def size_servers(
     no_nics = fabric is not None and fabric.nics == 0
     if no_nics and fabric is not None and fabric.fix_links is not None:
         links = fabric.fix_links  # counts above one are for the server with the fix
+    kw = {} if memory is None else {"memo": memory}  # memory per GPU (engine.estimate.fit)
     memo: dict[tuple[int, str], Estimate] = {}
     variants: dict[str, Workload] = {"base": workload}
 
@@ -273,7 +276,7 @@ def size_servers(
         key = (k, tag)
         if key not in memo:
             memo[key] = estimator(
-                variants[tag], gpu, per * k, arch=arch, gpus_per_server=per, links=links
+                variants[tag], gpu, per * k, arch=arch, gpus_per_server=per, links=links, **kw
             )
         return memo[key]
 

@@ -38,6 +38,54 @@ def gpu_capacity_bytes(gpu: Gpu) -> float:
     return gpu.memory_gb * GIB
 
 
+#: A memo of memory per GPU (:func:`memory_memo`): the caller owns it (the catalog's engine cache
+#: for a suggest run or a build's checks), so equal inputs are computed once.  None: no memo.
+MemoryMemo = dict[tuple, tuple[MemoryBreakdown, list[str]]]
+
+
+def memory_memo_prefix(arch: ModelPreset, counts: ParamCounts) -> tuple:
+    """The part of a memo key fixed for one estimate: the model (its JSON; a preset with a dict
+    field does not hash) and its parameter counts."""
+    return (arch.model_dump_json(), counts)
+
+
+def _workload_key(workload: Workload) -> object:
+    try:
+        hash(workload)
+    except TypeError:  # a dict field (trainer overrides) does not hash: its JSON does
+        return workload.model_dump_json()
+    return workload
+
+
+_MEMO_MAX = 4096
+
+
+def _memory(
+    arch: ModelPreset,
+    workload: Workload,
+    *,
+    tp: int,
+    dp: int,
+    parallel: str,
+    counts: ParamCounts,
+    memo: tuple[MemoryMemo, tuple] | None,
+) -> tuple[MemoryBreakdown, list[str]]:
+    """:func:`engine.estimate.memory.memory_per_gpu`, remembered in ``memo`` (dict, key prefix)
+    when one is given.  The breakdown is frozen; the notes list is copied (callers extend it)."""
+    if memo is None:
+        return memory_per_gpu(arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts)
+    table, prefix = memo
+    key = (prefix, _workload_key(workload), tp, dp, parallel)
+    hit = table.get(key)
+    if hit is None:
+        if len(table) >= _MEMO_MAX:
+            table.clear()
+        hit = table[key] = memory_per_gpu(
+            arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts
+        )
+    return hit[0], list(hit[1])
+
+
 def layout(
     workload: Workload,
     gpus: int,
@@ -113,6 +161,7 @@ def layout_memory(
     fast_group: int | None = None,
     gpus_per_server: int = DEFAULT_GPUS_PER_SERVER,
     cap: float | None = None,
+    memo: tuple[MemoryMemo, tuple] | None = None,
 ) -> tuple[MemoryBreakdown, int, int, str, list[str]]:
     """Memory per GPU under the chosen layout; ``cap`` (usable bytes) lets serving pick a
     layout whose replica holds the model (None: the widest split, the old behaviour)."""
@@ -120,7 +169,8 @@ def layout_memory(
     if cap is not None and not workload.training:
 
         def fits(t: int, p: int) -> bool:
-            return _memory_at(workload, t * p, max(1, gpus // (t * p)), arch, counts) <= cap
+            at = _memory_at(workload, t * p, max(1, gpus // (t * p)), arch, counts, memo)
+            return at <= cap
 
     lay, parallel, notes = plan_layout(
         workload, gpus, arch=arch, fast_group=fast_group, gpus_per_server=gpus_per_server,
@@ -131,7 +181,9 @@ def layout_memory(
         # Each replica holds the KV cache of its users; prompts are prefilled one (chunk) at a
         # time, so activations are those of one sequence (vLLM / TensorRT-LLM chunked prefill).
         one = workload.model_copy(update={"micro_batch": 1})
-        mem, mem_notes = memory_per_gpu(arch, one, tp=tp, dp=dp, parallel=parallel, counts=counts)
+        mem, mem_notes = _memory(
+            arch, one, tp=tp, dp=dp, parallel=parallel, counts=counts, memo=memo
+        )
         kv_one = mem.kv_cache_bytes * kv_scale(workload)
         per_replica = math.ceil(workload.users / dp)
         running = per_replica
@@ -153,7 +205,9 @@ def layout_memory(
             + ", activations of one prompt at a time"
         )
         return mem, tp, dp, parallel, notes + mem_notes
-    mem, mem_notes = memory_per_gpu(arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts)
+    mem, mem_notes = _memory(
+        arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts, memo=memo
+    )
     if not workload.training and kv_scale(workload) != 1.0:
         mem = mem.with_kv_cache(
             mem.kv_cache_bytes * kv_scale(workload),
@@ -172,13 +226,14 @@ def pipeline_stages(
     links: Links,
     gpus_per_server: int,
     cap: float,
+    memo: tuple[MemoryMemo, tuple] | None = None,
 ) -> int:
     """Pipeline stages of the serving layout (1 unless the model needs them)."""
     if workload.training:
         return 1
 
     def fits(t: int, p: int) -> bool:
-        return _memory_at(workload, t * p, max(1, gpus // (t * p)), arch, counts) <= cap
+        return _memory_at(workload, t * p, max(1, gpus // (t * p)), arch, counts, memo) <= cap
 
     lay, _, _ = plan_layout(
         workload, gpus, arch=arch, fast_group=links.island, gpus_per_server=gpus_per_server,
@@ -188,16 +243,21 @@ def pipeline_stages(
 
 
 def _memory_at(
-    workload: Workload, split: int, dp: int, arch: ModelPreset, counts: ParamCounts
+    workload: Workload,
+    split: int,
+    dp: int,
+    arch: ModelPreset,
+    counts: ParamCounts,
+    memo: tuple[MemoryMemo, tuple] | None = None,
 ) -> float:
     """Total bytes per GPU of a serving replica split over ``split`` GPUs (``dp`` replicas)."""
     if workload.users:
         one = workload.model_copy(update={"micro_batch": 1})
-        mem, _ = memory_per_gpu(arch, one, tp=split, dp=dp, parallel="tp", counts=counts)
+        mem, _ = _memory(arch, one, tp=split, dp=dp, parallel="tp", counts=counts, memo=memo)
         per_replica = math.ceil(workload.users / dp)
         kv = mem.kv_cache_bytes * kv_scale(workload)
         return mem.total_bytes - mem.kv_cache_bytes + kv * per_replica
-    mem, _ = memory_per_gpu(arch, workload, tp=split, dp=dp, parallel="tp", counts=counts)
+    mem, _ = _memory(arch, workload, tp=split, dp=dp, parallel="tp", counts=counts, memo=memo)
     return mem.total_bytes
 
 
@@ -207,12 +267,13 @@ def memory_spread(
     *,
     arch: ModelPreset,
     counts: ParamCounts | None = None,
+    memo: tuple[MemoryMemo, tuple] | None = None,
 ) -> tuple[list[float], float, tuple[str, ...]]:
     """(totals, paged optimizer bytes, profiles): the peak memory per GPU under the named
     trainer, or, with none named, under every trainer a user could be running for the method
     (``[plausible]`` in engine/workload/trainers.toml; generic first)."""
     counts = counts or count_params(arch)
-    mem = layout_memory(workload, gpus, arch, counts)[0]
+    mem = layout_memory(workload, gpus, arch, counts, memo=memo)[0]
     totals = [mem.total_bytes]
     paged = mem.paged_optimizer_bytes
     profiles: tuple[str, ...] = (workload.trainer or "generic",)
@@ -228,7 +289,7 @@ def memory_spread(
         pinned = {"grad_checkpointing": resolve_trainer(workload, gpus).grad_checkpointing}
         for name in others:
             alt_workload = workload.model_copy(update={"trainer": name, **pinned})
-            alt = layout_memory(alt_workload, gpus, arch, counts)[0]
+            alt = layout_memory(alt_workload, gpus, arch, counts, memo=memo)[0]
             totals.append(alt.total_bytes)
             paged = max(paged, alt.paged_optimizer_bytes)
         profiles = ("generic", *others)
@@ -236,10 +297,15 @@ def memory_spread(
 
 
 def with_range(
-    mem: MemoryBreakdown, workload: Workload, gpus: int, arch: ModelPreset, counts: ParamCounts
+    mem: MemoryBreakdown,
+    workload: Workload,
+    gpus: int,
+    arch: ModelPreset,
+    counts: ParamCounts,
+    memo: tuple[MemoryMemo, tuple] | None = None,
 ) -> MemoryBreakdown:
     """``mem`` with its low and high ends (engine/estimate/memory_range.py)."""
-    totals, paged, profiles = memory_spread(workload, gpus, arch=arch, counts=counts)
+    totals, paged, profiles = memory_spread(workload, gpus, arch=arch, counts=counts, memo=memo)
     rng = memory_range(
         totals,
         named=workload.trainer is not None,
@@ -261,7 +327,12 @@ def _candidates() -> list[int]:
 
 
 def min_gpus(
-    workload: Workload, gpu: Gpu, *, arch: ModelPreset, counts: ParamCounts | None = None
+    workload: Workload,
+    gpu: Gpu,
+    *,
+    arch: ModelPreset,
+    counts: ParamCounts | None = None,
+    memo: tuple[MemoryMemo, tuple] | None = None,
 ) -> int | None:
     """Smallest GPU count of this model that fits, or None if none up to MAX_GPUS.
 
@@ -276,7 +347,7 @@ def min_gpus(
         return None
 
     def fits(n: int) -> bool:
-        return layout_memory(workload, n, arch, counts, cap=cap)[0].total_bytes <= cap
+        return layout_memory(workload, n, arch, counts, cap=cap, memo=memo)[0].total_bytes <= cap
 
     if not fits(cands[-1]):
         return None

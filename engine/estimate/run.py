@@ -16,8 +16,10 @@ from slotwise.engine.estimate.constants import (
     FRAGMENTATION_MARGIN,
 )
 from slotwise.engine.estimate.fit import (
+    MemoryMemo,
     gpu_capacity_bytes,
     layout_memory,
+    memory_memo_prefix,
     min_gpus,
     pipeline_stages,
     serving_workload,
@@ -44,28 +46,34 @@ def estimate(
     arch: ModelPreset,
     gpus_per_server: int = DEFAULT_GPUS_PER_SERVER,
     links: Links | None = None,
+    memo: MemoryMemo | None = None,
 ) -> Estimate:
     """Memory per GPU, fit, minimum GPU count, FLOPs, time and speed for ``workload``.
 
-    ``links`` are the build's GPU links (:func:`engine.estimate.links.build_links`); without
-    them the GPU's own record decides (:func:`engine.estimate.links.default_links`)."""
+        ``links`` are the build's GPU links (:func:`engine.estimate.links.build_links`); without
+        them the GPU's own record decides (:func:`engine.estimate.links.default_links`).  ``memo``: a
+    dict the caller keeps (the catalog's engine cache) where memory per GPU is remembered across
+    calls; the answer is the same with or without it."""
     gpus = max(1, int(gpus))
     gpus_per_server = max(1, int(gpus_per_server))
     links = links or default_links(gpu, gpus_per_server)
     # "auto" precision: the checkpoint's stored format decides (engine.estimate.checkpoint)
     workload, served_note = served_workload(workload, arch)
     counts = count_params(arch)
+    mm = None if memo is None else (memo, memory_memo_prefix(arch, counts))
     cap = gpu_capacity_bytes(gpu)
     usable = usable_bytes(gpu)
     mem, tp, dp, parallel, notes = layout_memory(
         workload, gpus, arch, counts, fast_group=links.island,
-        gpus_per_server=gpus_per_server, cap=usable,
+        gpus_per_server=gpus_per_server, cap=usable, memo=mm,
     )  # fmt: skip
-    mem = with_range(mem, workload, gpus, arch, counts)
+    mem = with_range(mem, workload, gpus, arch, counts, mm)
     if served_note:
         notes.insert(0, served_note)
     fits = mem.total_bytes <= usable
-    needed = gpus if fits and gpus == 1 else min_gpus(workload, gpu, arch=arch, counts=counts)
+    needed = (
+        gpus if fits and gpus == 1 else min_gpus(workload, gpu, arch=arch, counts=counts, memo=mm)
+    )
     if fits and (needed is None or needed > gpus):
         needed = gpus  # the counts min_gpus scans may skip this one (tp not dividing 8)
     workload = resolve_trainer(workload, gpus)  # the trainer's settings for time and speed
@@ -102,7 +110,7 @@ def estimate(
     if not workload.training:
         served = serving_workload(workload, dp)
         constants = replace(SERVING_DEFAULTS, mfu=mfu)
-        pp = pipeline_stages(workload, gpus, arch, counts, links, gpus_per_server, usable)
+        pp = pipeline_stages(workload, gpus, arch, counts, links, gpus_per_server, usable, mm)
         replica = make_replica(
             arch, counts, served, gpu, tp // pp, peak=peak, constants=constants, links=links,
             gpus_per_server=gpus_per_server,
@@ -117,6 +125,7 @@ def estimate(
                 one = layout_memory(
                     workload.model_copy(update={"micro_batch": 1}), gpus, arch, counts,
                     fast_group=links.island, gpus_per_server=gpus_per_server, cap=usable,
+                    memo=mm,
                 )  # fmt: skip
                 free = usable - (one[0].total_bytes - one[0].kv_cache_bytes)
             serving, serving_notes = serving_estimate(

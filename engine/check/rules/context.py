@@ -14,6 +14,7 @@ from typing import Any
 from slotwise.engine.build import Build
 from slotwise.engine.check.report import Budget, Finding, PowerFigures
 from slotwise.engine.estimate import Estimate
+from slotwise.engine.estimate.fit import MemoryMemo
 from slotwise.engine.workload import Workload
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Baseboard, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Root, Slot
@@ -94,6 +95,14 @@ def chassis_index(catalog: Catalog, ch: Chassis) -> ChassisIndex:
         idx = _build_index(ch)
         cache[key] = idx
     return idx
+
+
+def memory_memo(catalog: Catalog) -> MemoryMemo:
+    """The memo of memory per GPU (engine.estimate.fit) on the catalog's engine cache: a suggest
+    run or a build's checks estimate the same model under the same layouts for many GPUs and
+    counts, and memory per GPU does not depend on the GPU."""
+    memo: MemoryMemo = engine_cache(catalog).setdefault("memory_memo", {})
+    return memo
 
 
 _KEYS_MAX = 256

@@ -15,7 +15,13 @@ from typing import Any
 from slotwise.engine.build.edits import Place
 from slotwise.engine.check.report import Budget
 from slotwise.engine.check.rules.common import finding
-from slotwise.engine.check.rules.context import Ctx, engine_cache, is_wide, workload_key
+from slotwise.engine.check.rules.context import (
+    Ctx,
+    engine_cache,
+    is_wide,
+    memory_memo,
+    workload_key,
+)
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.engine.check.rules.slots import find_destination
 from slotwise.engine.check.scale_out import build_sizing, fabric_of
@@ -120,8 +126,9 @@ def _compute(ctx: Ctx, gpu: Gpu, count: int, links: Links) -> Outcome:
     positions = arch.max_position_embeddings
     try:
         est = estimate(
-            ctx.workload, gpu, count, arch=arch, gpus_per_server=max(count, 1), links=links
-        )
+            ctx.workload, gpu, count, arch=arch, gpus_per_server=max(count, 1), links=links,
+            memo=memory_memo(ctx.catalog),
+        )  # fmt: skip
         alts = () if est.fits else tuple(suggest_changes(ctx.workload, gpu, count, arch=arch))
         _check_finite(est)
     except Exception as exc:  # noqa: BLE001 - reported as an error finding, never as "OK"

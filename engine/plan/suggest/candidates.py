@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotwise.engine.build import BridgeFit, Build, Environment
+from slotwise.engine.check.rules.context import memory_memo
 from slotwise.engine.cost.pricing import PriceList, quote_build
 from slotwise.engine.estimate import Estimate
 from slotwise.engine.inputs import ref
@@ -82,6 +83,9 @@ def estimate_on(
     """Call the estimator; pass ``gpus_per_server`` when it takes one (the real one does: it
     decides where tensor parallelism and the intra-node links apply)."""
     w = workload or ctx.workload
+    if ctx.real:  # the real estimator: memory per GPU remembered on the catalog
+        memo = memory_memo(ctx.catalog)
+        return ctx.estimator(w, gpu, gpus, arch=ctx.arch, gpus_per_server=per_server, memo=memo)
     if ctx.per_server_kw:
         return ctx.estimator(w, gpu, gpus, arch=ctx.arch, gpus_per_server=per_server)
     return ctx.estimator(w, gpu, gpus, arch=ctx.arch)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import heapq
 
 from slotwise.engine.check.margin import margin_for
+from slotwise.engine.check.rules.context import memory_memo
 from slotwise.engine.check.sizing import HARD_LIMIT, size_servers
 from slotwise.engine.check.verdict import target_check
 from slotwise.engine.estimate import Estimate
@@ -89,7 +90,9 @@ def _serving_nodes(ctx: SearchContext, gpu: Gpu, n: int) -> int | str:
     key = (gpu.sku, n)
     sz = ctx.sized.get(key)
     if sz is None:
-        sz = ctx.sized[key] = size_servers(ctx.workload, gpu, n, arch=ctx.arch)
+        sz = ctx.sized[key] = size_servers(
+            ctx.workload, gpu, n, arch=ctx.arch, memory=memory_memo(ctx.catalog)
+        )
     if sz.servers is None:
         return f"{n} x {gpu.sku}: {sz.problem}"
     if sz.fabric_needed:
