@@ -26,7 +26,7 @@ from slotwise.engine.estimate.memory_range import memory_range
 from slotwise.engine.estimate.serving import kv_cache_dtype, kv_scale, max_users_per_replica
 from slotwise.engine.inputs import ref
 from slotwise.engine.model.params import ParamCounts, count_params
-from slotwise.engine.workload import Workload
+from slotwise.engine.workload import Workload, hashable_key
 from slotwise.engine.workload.trainers import plausible_trainers, resolve_trainer
 from slotwise.parts.schema import Gpu, ModelPreset
 
@@ -49,14 +49,6 @@ def memory_memo_prefix(arch: ModelPreset, counts: ParamCounts) -> tuple:
     return (arch.model_dump_json(), counts)
 
 
-def _workload_key(workload: Workload) -> object:
-    try:
-        hash(workload)
-    except TypeError:  # a dict field (trainer overrides) does not hash: its JSON does
-        return workload.model_dump_json()
-    return workload
-
-
 _MEMO_MAX = 4096
 
 
@@ -75,7 +67,7 @@ def _memory(
     if memo is None:
         return memory_per_gpu(arch, workload, tp=tp, dp=dp, parallel=parallel, counts=counts)
     table, prefix = memo
-    key = (prefix, _workload_key(workload), tp, dp, parallel)
+    key = (prefix, hashable_key(workload), tp, dp, parallel)
     hit = table.get(key)
     if hit is None:
         if len(table) >= _MEMO_MAX:

@@ -383,6 +383,17 @@ class Workload(BaseModel):
         return "zero3" if gpus > 1 else "ddp"
 
 
+def hashable_key(workload: Workload) -> object:
+    """A hashable key equal for equal workloads (the engine's memos key on it): the workload
+    itself when it hashes, else its JSON (a dict field, such as trainer overrides, does not
+    hash)."""
+    try:
+        hash(workload)
+    except TypeError:
+        return workload.model_dump_json()
+    return workload
+
+
 def parse_lora_targets(text: str) -> tuple[str, ...]:
     """``qv`` / ``attn`` / ``all-linear`` or a comma list of q,k,v,o,gate,up,down."""
     text = text.strip()

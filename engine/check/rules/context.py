@@ -15,7 +15,7 @@ from slotwise.engine.build import Build
 from slotwise.engine.check.report import Budget, Finding, PowerFigures
 from slotwise.engine.estimate import Estimate
 from slotwise.engine.estimate.fit import MemoryMemo
-from slotwise.engine.workload import Workload
+from slotwise.engine.workload import Workload, hashable_key
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Baseboard, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Root, Slot
 
@@ -118,11 +118,7 @@ def workload_key(catalog: Catalog, wl: Workload) -> Any:
     hit = keys.get(id(wl))
     if hit is not None and hit[0] is wl:
         return hit[1]
-    try:
-        hash(wl)
-        key: Any = wl
-    except TypeError:
-        key = wl.model_dump_json()
+    key = hashable_key(wl)
     if len(keys) >= _KEYS_MAX:
         keys.clear()
     keys[id(wl)] = (wl, key)
