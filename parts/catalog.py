@@ -28,6 +28,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -108,56 +109,48 @@ class Catalog:
     def _of(self, cls: type) -> dict:
         return {k: v for k, v in self.records.items() if isinstance(v, cls)}
 
-    @property
+    # Views are computed once per Catalog on first use and kept in the instance's __dict__
+    # (functools.cached_property writes there directly, so the frozen dataclass allows it): they
+    # are read on every rule lookup, and a cached view is then a plain attribute read.
+    @cached_property
     def chassis(self) -> dict[str, Chassis]:
-        return self._cached("chassis", Chassis)
+        return self._of(Chassis)
 
-    @property
+    @cached_property
     def gpus(self) -> dict[str, Gpu]:
-        return self._cached("gpus", Gpu)
+        return self._of(Gpu)
 
-    @property
+    @cached_property
     def baseboards(self) -> dict[str, Baseboard]:
-        return self._cached("baseboards", Baseboard)
+        return self._of(Baseboard)
 
-    @property
+    @cached_property
     def bridges(self) -> dict[str, Bridge]:
-        return self._cached("bridges", Bridge)
+        return self._of(Bridge)
 
-    @property
+    @cached_property
     def cpus(self) -> dict[str, Cpu]:
-        return self._cached("cpus", Cpu)
+        return self._of(Cpu)
 
-    @property
+    @cached_property
     def dimms(self) -> dict[str, Dimm]:
-        return self._cached("dimms", Dimm)
+        return self._of(Dimm)
 
-    @property
+    @cached_property
     def nics(self) -> dict[str, Nic]:
-        return self._cached("nics", Nic)
+        return self._of(Nic)
 
-    @property
+    @cached_property
     def drives(self) -> dict[str, Drive]:
-        return self._cached("drives", Drive)
+        return self._of(Drive)
 
-    @property
+    @cached_property
     def psus(self) -> dict[str, Psu]:
-        return self._cached("psus", Psu)
+        return self._of(Psu)
 
-    @property
+    @cached_property
     def models(self) -> dict[str, ModelPreset]:
-        return self._cached("models", ModelPreset)
-
-    def _cached(self, name: str, cls: type) -> dict:
-        # Views are computed once per Catalog; the dataclass is frozen, so cache in __dict__.
-        # (Read on every rule lookup: no dict is allocated once the view exists.)
-        cache = self.__dict__.get("_views")
-        if cache is None:
-            cache = self.__dict__["_views"] = {}
-        view = cache.get(name)
-        if view is None:
-            view = cache[name] = self._of(cls)
-        return view
+        return self._of(ModelPreset)
 
     def get(self, sku: str) -> Record | None:
         return self.records.get(sku)

@@ -9,9 +9,10 @@ become findings.  A rule family or the estimator that fails internally is an ``e
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from slotwise.engine.build import Build
+from slotwise.engine.build import Build, DriveFit
 from slotwise.engine.check.report import Finding, Report, sort_findings
 from slotwise.engine.check.rules import load_guard
 from slotwise.engine.check.rules.context import Ctx, chassis_index
@@ -76,9 +77,14 @@ def _in_slot_order(build: Build, catalog: Catalog) -> Build:
     else:
         pos, bays = {}, {}
     n_pos, n_bays = len(pos), len(bays)
+    sk: Callable[[str], Any]
+    if pos.keys() >= build.slots.keys() and all(pos.keys() >= {*br.slots} for br in build.bridges):
+        # Every id is the chassis': its place alone orders it (places are unique), read in C.
+        sk = pos.__getitem__
+    else:
 
-    def sk(sid: str) -> tuple[int, str]:
-        return (pos.get(sid, n_pos), sid)
+        def sk(sid: str) -> tuple[int, str]:
+            return (pos.get(sid, n_pos), sid)
 
     order = sorted(build.slots, key=sk)
     slots_moved = order != list(build.slots)
@@ -90,12 +96,17 @@ def _in_slot_order(build: Build, catalog: Catalog) -> Build:
             br = br.model_copy(update={"slots": in_order})
             bridges_moved = True
         fits.append(br)
-    bridges = sorted(fits, key=lambda br: ([sk(s) for s in br.slots], br.sku, br.count))
-    bridges_moved = bridges_moved or any(
-        a is not b for a, b in zip(bridges, build.bridges, strict=True)
-    )
-    drives = sorted(build.drives, key=lambda d: (bays.get(d.bay, n_bays), d.bay, d.sku, d.count))
-    drives_moved = any(a is not b for a, b in zip(drives, build.drives, strict=True))
+    bridges = fits
+    if len(fits) > 1:
+        bridges = sorted(fits, key=lambda br: ([sk(s) for s in br.slots], br.sku, br.count))
+        bridges_moved = bridges_moved or any(
+            a is not b for a, b in zip(bridges, build.bridges, strict=True)
+        )
+    drives: Sequence[DriveFit] = build.drives
+    drives_moved = False
+    if len(drives) > 1:
+        drives = sorted(drives, key=lambda d: (bays.get(d.bay, n_bays), d.bay, d.sku, d.count))
+        drives_moved = any(a is not b for a, b in zip(drives, build.drives, strict=True))
     if not (slots_moved or bridges_moved or drives_moved):
         return build
     update: dict[str, object] = {}

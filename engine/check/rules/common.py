@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from slotwise.engine.check.report import Finding, Severity
+from slotwise.engine.check.report import Budget, Finding, Severity
+
+# evaluate() builds a few dozen findings and budgets per call (the UI re-runs it on every edit).
+# Validating the fields as a dict is the validation ``Finding(**fields)`` runs and gives the same
+# object, without BaseModel.__init__'s keyword frame around it.
+_validate_finding = Finding.__pydantic_validator__.validate_python
+_validate_budget = Budget.__pydantic_validator__.validate_python
+
+
+def budget(**fields: Any) -> Budget:
+    """``Budget(**fields)``, validated the same way (see above)."""
+    b: Budget = _validate_budget(fields)
+    return b
 
 
 def finding(
@@ -17,15 +30,18 @@ def finding(
     fix: str | None = None,
     edit: Iterable = (),
 ) -> Finding:
-    return Finding(
-        rule=rule,
-        severity=severity,
-        message=message,
-        parts=tuple(dict.fromkeys(parts)),
-        slots=tuple(slots),
-        fix=fix,
-        edit=tuple(edit),
+    f: Finding = _validate_finding(
+        {
+            "rule": rule,
+            "severity": severity,
+            "message": message,
+            "parts": tuple(dict.fromkeys(parts)),
+            "slots": tuple(slots),
+            "fix": fix,
+            "edit": tuple(edit),
+        }
     )
+    return f
 
 
 def slot_list(slots: Iterable[str]) -> str:

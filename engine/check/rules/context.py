@@ -47,6 +47,11 @@ class ChassisIndex:
     socket_of_slot: dict[str, int]  # the CPU socket a slot needs (root socket, requires_socket)
     nvlink_groups: frozenset[frozenset[str]]
     groups_by_size: dict[int, tuple[tuple[str, ...], ...]]
+    # (slot id, part SKU) -> (the slot and part records, why the part does not fit the slot): a
+    # card's physical fit depends only on the two records (engine.check.rules.slots.fit_errors).
+    fit_memo: dict[tuple[str, str], tuple[Any, Any, tuple[tuple[str, str, str], ...]]] = field(
+        default_factory=dict, compare=False
+    )
 
 
 def _build_index(ch: Chassis) -> ChassisIndex:
@@ -187,8 +192,14 @@ class Ctx:
 
     def sort_slots(self, slots) -> tuple[str, ...]:
         """Slot ids in the chassis' order, unknown ids after, by name."""
-        key = self.idx.slot_key
-        return tuple(sorted(slots, key=lambda s: key.get(s) or (10_000, s)))
+        items = tuple(slots)
+        try:
+            # The usual case, every id the chassis': its place alone orders it (places are
+            # unique), and the lookup runs in C.
+            return tuple(sorted(items, key=self.idx.slot_order.__getitem__))
+        except KeyError:
+            key = self.idx.slot_key
+            return tuple(sorted(items, key=lambda s: key.get(s) or (10_000, s)))
 
     def part_in(self, slot_id: str) -> Gpu | Nic | None:
         return self.gpus.get(slot_id) or self.nics.get(slot_id)

@@ -10,8 +10,7 @@ site's cooling (``Environment.cooling``).  Heat: every watt drawn ends up as hea
 from __future__ import annotations
 
 from slotwise.engine.build.edits import Place, Remove, SetCount, SetEnv
-from slotwise.engine.check.report import Budget
-from slotwise.engine.check.rules.common import finding, slot_list, watts
+from slotwise.engine.check.rules.common import budget, finding, slot_list, watts
 from slotwise.engine.check.rules.context import Ctx
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.engine.check.rules.platform import fitting_count
@@ -232,7 +231,7 @@ def check(ctx: Ctx) -> None:
     fig = ctx.power_figures
     if fig is not None:
         ctx.budgets.append(
-            Budget(
+            budget(
                 name="heat",
                 used=fig.worst_ac_w,
                 available=None,

@@ -18,8 +18,8 @@ layout is stated once, as information.
 from __future__ import annotations
 
 from slotwise.engine.build.edits import Move
-from slotwise.engine.check.report import Budget, Severity
-from slotwise.engine.check.rules.common import finding
+from slotwise.engine.check.report import Severity
+from slotwise.engine.check.rules.common import budget, finding
 from slotwise.engine.check.rules.context import Ctx
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.engine.check.rules.slots import find_destination
@@ -38,36 +38,48 @@ FAMILY = RuleFamily(
 OVERSUB_WARN = 2.0
 
 
-def _slot_use(ctx: Ctx, sid: str) -> int:
-    slot = ctx.idx.slot[sid]
-    part = ctx.part_in(sid)
-    if part is None or part.pcie_lanes is None:
-        return slot.lanes  # worst case: the card takes the whole slot
-    return min(part.pcie_lanes, slot.lanes)
+def card_lanes(ctx: Ctx) -> dict[str, int]:
+    """Slot id -> the lanes its card takes, for every card in a known slot: min(card lanes, slot
+    lanes), the whole slot when the card's lanes are unknown (the worst case).  Computed once
+    per context."""
+    use = ctx.memo.get("card_lanes")
+    if use is None:
+        slot = ctx.idx.slot
+        use = {}
+        for cards in (ctx.gpus, ctx.nics):
+            for sid, part in cards.items():
+                lanes = slot[sid].lanes
+                need = part.pcie_lanes
+                use[sid] = lanes if need is None or need > lanes else need
+        ctx.memo["card_lanes"] = use
+    return use
 
 
 def check(ctx: Ctx) -> None:
     idx = ctx.idx
     occupied = ctx.build.slots
+    use = card_lanes(ctx)
     used: dict[str, int] = {}
     detail: dict[str, list[str]] = {}
     downstream: dict[str, int] = {}
+    slot_rec = idx.slot
     for root in ctx.chassis.roots:
         n = 0
         items: list[str] = []
-        for sid in idx.slots_of_root.get(root.id, ()):
-            if sid in occupied and (sid in ctx.gpus or sid in ctx.nics):
-                u = _slot_use(ctx, sid)
+        rid = root.id
+        for sid in idx.slots_of_root.get(rid, ()):
+            u = use.get(sid)
+            if u is not None:
                 n += u
-                items.append(f"slot {idx.slot[sid].label} x{u}")
-        downstream[root.id] = n
-        for child in idx.children_of_root.get(root.id, ()):
+                items.append(f"slot {slot_rec[sid].label} x{u}")
+        downstream[rid] = n
+        for child in idx.children_of_root.get(rid, ()):
             up = idx.root[child].upstream_lanes
             if up is not None:
                 n += up
                 items.append(f"switch {child} uplink x{up}")
-        used[root.id] = n
-        detail[root.id] = items
+        used[rid] = n
+        detail[rid] = items
 
     unknown: list[str] = []
     overs: list[tuple[str, int, int]] = []
@@ -87,7 +99,7 @@ def check(ctx: Ctx) -> None:
         u = used[root.id]
         avails[root.id] = avail
         ctx.budgets.append(
-            Budget(
+            budget(
                 name=f"lanes:{root.id}",
                 used=u,
                 available=avail,
@@ -108,9 +120,9 @@ def check(ctx: Ctx) -> None:
             down = downstream[root.id] + sum(used[c] for c in idx.children_of_root.get(root.id, ()))
             ratio = down / root.upstream_lanes
             own_nics = sum(
-                _slot_use(ctx, s)
+                use[s]
                 for s in idx.slots_of_root.get(root.id, ())
-                if s in ctx.nics and idx.slot[s].purpose == "nic"
+                if s in ctx.nics and slot_rec[s].purpose == "nic"
             )
             host_bound = (down - own_nics) / root.upstream_lanes
             if 1.0 < ratio <= OVERSUB_WARN:
@@ -196,9 +208,10 @@ def _over(
         avoid_roots = {root_id}  # a switch below keeps its uplink whatever it carries
     else:
         avoid_roots = {r for r in idx.root if _root_chain(ctx, r, root_id)}
-    for sid in sorted(here, key=lambda s: _slot_use(ctx, s)):
+    use = card_lanes(ctx)
+    for sid in sorted(here, key=use.__getitem__):
         part = ctx.part_in(sid)
-        if part is None or used - _slot_use(ctx, sid) > avail:
+        if part is None or used - use[sid] > avail:
             continue
         need = min(part.pcie_lanes or 16, 16)
         full = frozenset(

@@ -45,8 +45,8 @@ from slotwise.engine.check.power_model import (
     parse_scheme,
 )
 from slotwise.engine.check.power_model import usable_units as _usable
-from slotwise.engine.check.report import Budget, PowerFigures
-from slotwise.engine.check.rules.common import finding, watts
+from slotwise.engine.check.report import PowerFigures
+from slotwise.engine.check.rules.common import budget, finding, watts
 from slotwise.engine.check.rules.context import Ctx
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.parts.schema import Nic, Psu
@@ -392,7 +392,7 @@ def check(ctx: Ctx) -> None:
         f"({figures.efficiency_basis})"
     )
     ctx.budgets.append(
-        Budget(
+        budget(
             name="power",
             used=total,
             available=available,

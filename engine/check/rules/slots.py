@@ -53,18 +53,30 @@ FAMILY = RuleFamily(
 )
 
 _FULL_HEIGHT = {"FHFL", "FHHL"}
+_FIT_MEMO_MAX = 4096
 _FULL_LENGTH = {"FHFL"}
 
 
 # ------------------------------------------------------------------ physical fit of one card
 
 
-def fit_errors(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> list[tuple[str, str, str]]:
+def fit_errors(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> tuple[tuple[str, str, str], ...]:
     """(rule, message, fix) for every reason ``part`` cannot work in ``slot`` (errors only).
 
     Neighbour blocking is not included: it depends on the other cards (see :func:`_check_card`).
+    The answer depends only on the two records, so it is kept on the chassis index (one per
+    catalog and chassis) for the very records it was computed for.
     """
-    return card_fit_problems(slot, part)
+    memo = ctx.idx.fit_memo
+    key = (slot.id, part.sku)
+    hit = memo.get(key)
+    if hit is not None and hit[0] is slot and hit[1] is part:
+        return hit[2]
+    problems = tuple(card_fit_problems(slot, part))
+    if len(memo) >= _FIT_MEMO_MAX:
+        memo.clear()
+    memo[key] = (slot, part, problems)
+    return problems
 
 
 def card_fit_problems(slot: Slot, part: Gpu | Nic) -> list[tuple[str, str, str]]:
@@ -235,7 +247,10 @@ def check(ctx: Ctx) -> None:
     ch = ctx.chassis
     unknown_fig: list[str] = []
 
+    gpus, nics = ctx.gpus, ctx.nics
     for sid, sku in b.slots.items():
+        if sid in gpus or sid in nics:
+            continue  # a GPU or NIC record in one of the chassis' slots (make_context)
         slot = idx.slot.get(sid)
         if slot is None:
             known = ", ".join(s.id for s in ch.slots) or "none"
@@ -305,7 +320,8 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
     slot = ctx.idx.slot[sid]
     sku = part.sku
     need_socket = ctx.idx.socket_of_slot.get(sid, 1)
-    if ctx.cpu_count and need_socket > ctx.cpu_count:
+    cpus = ctx.cpu_count
+    if cpus and need_socket > cpus:
         edit: tuple = ()
         cands = [ctx.cpu] + [
             ctx.catalog.cpus[s] for s in ctx.chassis.cpu_skus if s in ctx.catalog.cpus

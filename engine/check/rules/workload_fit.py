@@ -13,8 +13,7 @@ import math
 from typing import Any
 
 from slotwise.engine.build.edits import Place
-from slotwise.engine.check.report import Budget
-from slotwise.engine.check.rules.common import finding
+from slotwise.engine.check.rules.common import budget, finding
 from slotwise.engine.check.rules.context import (
     Ctx,
     engine_cache,
@@ -264,7 +263,7 @@ def check(ctx: Ctx) -> None:
     parts = tuple((name, float(value or 0.0)) for name, value in mem.parts())
     need = float(mem.total_bytes)
     ctx.budgets.append(
-        Budget(
+        budget(
             name="gpu_memory",
             used=need,
             available=have,
@@ -310,7 +309,7 @@ def check(ctx: Ctx) -> None:
         )
         link = est.assumptions.interconnect
         ctx.budgets.append(
-            Budget(
+            budget(
                 name="train_time",
                 used=float(hours),
                 available=target,
@@ -439,7 +438,7 @@ def _serving(ctx: Ctx, est: Estimate, gpu: Gpu, n: int) -> None:
         f"user, {sv.tokens_per_s_per_server:,.0f} tokens/s per server"
     )
     ctx.budgets.append(
-        Budget(
+        budget(
             name="serving_users",
             used=float(sv.users),
             available=float(sv.max_users),
@@ -469,7 +468,7 @@ def _serving(ctx: Ctx, est: Estimate, gpu: Gpu, n: int) -> None:
     if not target:
         return
     ctx.budgets.append(
-        Budget(
+        budget(
             name="serving_rate",
             used=float(target),
             available=float(sv.tokens_per_s_per_user),

@@ -1,0 +1,61 @@
+"""The precomputed lookups evaluate() reads on every edit give what the plain computation gives:
+the card-in-slot fit kept per (slot, part) on the chassis index, the lanes per card kept per
+call, and the slot order read from the chassis index."""
+
+from __future__ import annotations
+
+from slotwise.engine.build import Build
+from slotwise.engine.check.evaluate import make_context
+from slotwise.engine.check.rules.lanes import card_lanes
+from slotwise.engine.check.rules.slots import card_fit_problems, fit_errors
+from tests.fixtures_catalog.helpers import base_build, bundled_catalog, fixture_catalog
+
+
+def test_fit_memo_matches_the_plain_fit_for_every_slot_and_card():
+    for catalog in (bundled_catalog(), fixture_catalog()):
+        cards = [*catalog.gpus.values(), *catalog.nics.values()]
+        for ch in catalog.chassis.values():
+            ctx = make_context(Build(chassis=ch.sku), catalog, None)
+            assert ctx is not None
+            for _ in range(2):  # computed, then read back from the memo
+                for slot in ch.slots:
+                    for part in cards:
+                        assert list(fit_errors(ctx, slot, part)) == card_fit_problems(slot, part)
+
+
+def test_fit_memo_is_not_served_for_another_record_with_the_same_sku():
+    catalog = bundled_catalog()
+    ch = catalog.chassis["SYS-521GE-TNRT"]
+    ctx = make_context(Build(chassis=ch.sku), catalog, None)
+    assert ctx is not None
+    slot = next(s for s in ch.slots if not s.double_width)
+    gpu = catalog.gpus["NVIDIA-L4-24GB"]
+    assert fit_errors(ctx, slot, gpu) == ()
+    wide = gpu.model_copy(update={"width_slots": 2})
+    assert [p[0] for p in fit_errors(ctx, slot, wide)] == ["slots.too_wide"]
+    assert fit_errors(ctx, slot, gpu) == ()
+
+
+def test_card_lanes_is_the_narrower_of_card_and_slot():
+    catalog = fixture_catalog()
+    ctx = make_context(base_build(), catalog, None)
+    assert ctx is not None
+    use = card_lanes(ctx)
+    assert set(use) == set(ctx.gpus) | set(ctx.nics)
+    for sid, lanes in use.items():
+        part = ctx.part_in(sid)
+        slot = ctx.idx.slot[sid]
+        assert part is not None
+        want = slot.lanes if part.pcie_lanes is None else min(part.pcie_lanes, slot.lanes)
+        assert lanes == want
+
+
+def test_sort_slots_orders_known_ids_by_the_chassis_and_unknown_ones_after_by_name():
+    catalog = fixture_catalog()
+    ctx = make_context(base_build(), catalog, None)
+    assert ctx is not None
+    ids = [s.id for s in ctx.chassis.slots]
+    assert ctx.sort_slots(reversed(ids)) == tuple(ids)
+    mixed = ["zz", ids[-1], "99", ids[0], ids[0]]
+    assert ctx.sort_slots(mixed) == (ids[0], ids[0], ids[-1], "99", "zz")
+    assert ctx.sort_slots(iter(())) == ()
