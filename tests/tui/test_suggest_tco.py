@@ -42,7 +42,8 @@ async def _suggested(pilot) -> SuggestScreen:
 
 
 async def test_open_rank_one_then_undo(make_app):
-    start = Build(chassis=CHASSIS, workload=WORKLOAD)
+    # precision "auto", the app's default: the header shows what the search resolved it to
+    start = Build(chassis=CHASSIS, workload=WORKLOAD.model_copy(update={"precision": "auto"}))
     app = make_app(build=start)
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
@@ -55,6 +56,8 @@ async def test_open_rank_one_then_undo(make_app):
         row = str(rows.get_option_at_index(0).prompt)
         assert row.startswith("1 ") and first.build.chassis in row and " 0/" in row
         assert "no price list" in _text(screen, "#sg-status")
+        title = _text(screen, "#sg-title")
+        assert "lora, bf16" in title and "auto" not in title
         assert first.build != start
         await pilot.press("enter")  # asks first (issue #14): Esc keeps the build
         await pilot.pause()

@@ -269,15 +269,20 @@ class SuggestScreen(AppScreen[None]):
 
     def on_mount(self) -> None:
         self.app.apply_blink(self)
+        self._show_title(None)
+        self.query_one("#sg-list", OptionList).focus()
+        self.action_run()
+
+    def _show_title(self, precision: str | None) -> None:
+        """The workload in one line; ``precision`` is the one the search estimated in (the
+        engine's resolution of "auto"), None before a search has run."""
         w = self.app.editing.current.workload
         title = "[b]Suggest[/b] — "
         if w is None:
             title += "no workload"
         else:
-            title += f"{w.model or w.config}: {w.method}, {w.precision}"
+            title += f"{w.model or w.config}: {w.method}, {precision or w.precision}"
         self.query_one("#sg-title", Static).update(title + " · F9 search · Enter open · Esc back")
-        self.query_one("#sg-list", OptionList).focus()
-        self.action_run()
 
     # ------------------------------------------------------------------------- search
     def _request(self) -> SuggestRequest:
@@ -359,6 +364,7 @@ class SuggestScreen(AppScreen[None]):
             return
         self.result = result
         self.currency = message.currency
+        self._show_title(result.precision or None)
         if message.prices_path is not None:
             self.post_message(PricesPathChosen(message.prices_path))
         options = self.query_one("#sg-list", OptionList)

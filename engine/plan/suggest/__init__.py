@@ -119,6 +119,8 @@ def suggest(
         raise SuggestError(f"{ref('objective', 'price')} needs a price list ({ref('prices')})")
     if cons.budget is not None and prices is None:
         raise SuggestError(f"{ref('budget')} needs a price list ({ref('prices')})")
+    from slotwise.engine.estimate.checkpoint import served_precision
+
     if arch is None:
         from slotwise.engine.model.resolve import resolve_arch
 
@@ -179,4 +181,5 @@ def suggest(
         notes=tuple(notes),
         rejected=tuple(ctx.rejected.most_common()),
         validated=validated,
+        precision=served_precision(workload, arch)[0],
     )

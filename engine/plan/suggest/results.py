@@ -171,6 +171,9 @@ class SuggestResult:
     notes: tuple[str, ...] = ()
     rejected: tuple[tuple[str, int], ...] = ()  # (reason, how many candidates)
     validated: int = 0
+    #: The precision the workload is estimated in ("auto" resolved against the checkpoint by
+    #: engine.estimate.checkpoint.served_precision): what headers show beside the workload.
+    precision: str = ""
 
     @property
     def ok(self) -> bool:

@@ -119,3 +119,17 @@ def test_an_older_bom_without_auto_opens_as_it_did(catalog):
     loaded = import_bom(text, catalog)
     assert loaded.build is not None and loaded.build.workload is not None
     assert loaded.build.workload.precision != "auto"
+
+
+def test_suggest_says_the_precision_it_estimated_in(catalog):
+    """The search's result carries the served precision, so the app's Suggest header shows
+    "fp8" for an FP8 checkpoint left at "auto" (not "auto"), and a chosen one as chosen."""
+    from slotwise.engine.plan.suggest import Constraints, suggest
+
+    cons = Constraints(gpus=("NVIDIA-L40S-48GB",))
+    auto = suggest(Workload(arch=FP8_LLAMA, precision="auto"), catalog, cons, limit=1)
+    assert auto.precision == "fp8"
+    chosen = suggest(Workload(arch=FP8_LLAMA, precision="bf16"), catalog, cons, limit=1)
+    assert chosen.precision == "bf16"
+    trained = suggest(Workload(arch=FP8_LLAMA, method="lora"), catalog, cons, limit=1)
+    assert trained.precision == "bf16"  # trained dequantized (served_precision's rule)
