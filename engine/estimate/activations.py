@@ -142,6 +142,20 @@ tokens x vocab tensors are alive at once: in the forward the logits, their shift
 copy and the log-softmax output; in the backward the saved log-softmax output, its gradient and
 the gradient of the logits: ``3 e`` per logit.
 
+Eager attention (``attention = "eager"``: transformers before v4.36 ran Llama-family models
+with ``LlamaAttention.forward``'s own matmuls, SDPA became the default in v4.36,
+huggingface/transformers#28005): ``softmax(q k^T / sqrt(d) + mask, dtype=float32)
+.to(q.dtype)`` and ``matmul(probabilities, v)``.  Per element of a layer's ``heads x s x s``
+scores, autograd saves the fp32 softmax output (``_softmax_backward_data`` needs it: 4 bytes)
+and its 16-bit cast, the matmul's operand for v's gradient (``e``); the scaled scores and the
+masked scores are not saved (division by a scalar and an add keep nothing).  This is the
+``5as/h`` term of Korthikanti et al. with fp32 softmax and no dropout.  While one layer's
+backward runs, the softmax backward holds the fp32 gradient of the probabilities (4 bytes)
+besides what it saved.  So every layer keeps ``4 + e`` bytes per score element (one layer
+under recompute), plus 4 for the layer in backward (:func:`eager_attention_bytes`).  Our
+count from the code; the (b, 1, s, s) additive mask, built once per forward, is 1/heads of
+one layer's scores and left out.
+
 A compiled loss (``torch.compile`` of the cross-entropy: torchtune ``compile_loss``, torchtitan
 ``compile.components`` with "loss"): Inductor fuses the upcast, log-softmax and NLL into one
 reduction that saves only the bf16 logits it already holds and a per-row log-sum-exp, and its
@@ -184,6 +198,9 @@ LOSS_FP32_BYTES = 12.0
 LOSS_CHUNKS = 8
 #: tokens x vocab tensors alive at once when the cross-entropy runs in 16 bits (``full-16bit``).
 LOSS_16BIT_COPIES = 3
+#: Eager attention: bytes of the fp32 softmax output saved per score element (its 16-bit cast,
+#: ``e`` more, is saved too) and of the fp32 gradient the softmax backward holds.
+EAGER_SOFTMAX_FP32_BYTES = 4.0
 
 
 #: A layer's shape: (token mixer, FFN) = ("attention" | "ssm" | "none", "dense" | "moe" | "none").
@@ -520,6 +537,24 @@ def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, t
         working = max(working, nf4_inputs_bytes_per_token(dims, workload, e))
     per_token += working
     return (tokens * per_token + dora_weight_copy_bytes(arch, workload, e)) / tp
+
+
+def eager_attention_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> float:
+    """The ``heads x s x s`` probabilities eager attention saves (module docstring), on one GPU:
+    ``4 + e`` bytes per element for every attention layer (for the one being recomputed under
+    activation checkpointing) and 4 more for the layer whose backward runs.  0 for fused
+    attention (SDPA / FlashAttention) and for inference.  Tensor parallelism splits the heads."""
+    if workload.attention != "eager" or not workload.training:
+        return 0.0
+    dims = layer_dims(arch)
+    layers = sum(n for (mixer, _), n in dims.kinds if mixer == "attention")
+    if not layers:
+        return 0.0
+    s = workload.peak_seq_len
+    elements = workload.micro_batch * arch.num_attention_heads * s * s
+    kept = 1 if workload.checkpointing else layers
+    saved = EAGER_SOFTMAX_FP32_BYTES + e
+    return elements * (kept * saved + EAGER_SOFTMAX_FP32_BYTES) / tp
 
 
 def nf4_inputs_bytes_per_token(dims: LayerDims, workload: Workload, e: float) -> float:

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from slotwise.engine.estimate.activations import (
+    eager_attention_bytes,
     logits_bytes,
     training_activation_bytes,
 )
@@ -619,17 +620,20 @@ def offloaded_gradients_term(gradients: float, layers: int) -> MemoryTerm:
 
 def training_activation_terms(
     arch: ModelPreset, workload: Workload, e: float, tp: int
-) -> tuple[MemoryTerm, MemoryTerm]:
+) -> tuple[MemoryTerm, ...]:
     """What autograd keeps between the forward and the backward, and the logits and loss.
 
     The saved tensors of each layer are counted tensor by tensor as Korthikanti et al. 2022
     (arXiv:2205.05198, section 4.1) do, for the layer the config describes, with fused
     attention (FlashAttention, arXiv:2205.14135): :func:`engine.estimate.activations.
-    training_activation_bytes`.  The logits and the cross-entropy's buffers are a term of their
-    own (:func:`engine.estimate.activations.logits_bytes`: bf16 logits, Hugging Face's fp32
-    log-softmax and gradients, or the chunked / fused / 16-bit loss the trainer runs).
+    training_activation_bytes`.  A trainer that runs eager attention (``attention = "eager"``)
+    also keeps the ``heads x s x s`` softmax probabilities: a term of their own
+    (:func:`engine.estimate.activations.eager_attention_bytes`).  The logits and the
+    cross-entropy's buffers are a term of their own (:func:`engine.estimate.activations.
+    logits_bytes`: bf16 logits, Hugging Face's fp32 log-softmax and gradients, or the chunked /
+    fused / 16-bit loss the trainer runs).
     """
-    return (
+    terms = [
         MemoryTerm(
             name="activations",
             part="activations",
@@ -637,17 +641,30 @@ def training_activation_terms(
             source="saved activations counted tensor by tensor (Korthikanti et al. 2022, "
             "arXiv:2205.05198, section 4.1; FlashAttention: no s^2 scores)",
         ),
+    ]
+    scores = eager_attention_bytes(arch, workload, e, tp)
+    if scores:
+        terms.append(
+            MemoryTerm(
+                name="attention_scores",
+                part="activations",
+                bytes=scores,
+                source="eager attention (transformers < 4.36 LlamaAttention.forward): the fp32 "
+                "softmax output and its 16-bit cast saved per heads x s x s element, 4 + e "
+                "bytes per layer kept, + 4 for the layer in backward "
+                "(activations.eager_attention_bytes)",
+            )
+        )
+    terms.append(
         MemoryTerm(
             name="logits",
             part="activations",
             bytes=logits_bytes(arch, workload, e, tp),
             source=f"logits and {workload.loss} cross-entropy buffers over the "
             f"{arch.vocab_size:,}-token vocabulary (activations.logits_bytes)",
-        ),
+        )
     )
-
-
-# ----------------------------------------------------------------------------- inference
+    return tuple(terms)
 
 
 def kv_cache_bytes(arch: ModelPreset, workload: Workload, tp: int) -> float:

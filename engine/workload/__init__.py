@@ -16,6 +16,7 @@ from pydantic import (
 
 from slotwise.engine.inputs import ref
 from slotwise.engine.workload.kinds import (
+    Attention,
     CheckpointMode,
     KvCacheDtype,
     LoraInputCast,
@@ -243,6 +244,13 @@ class Workload(BaseModel):
     # (engine.estimate.generation).  None = off (one cache grown in place: transformers'
     # DynamicCache, vLLM, TensorRT-LLM, SGLang).
     legacy_kv_cache: bool | None = None
+    # How attention runs in training (a trainer internal, set by the profile): "fused" =
+    # torch SDPA / FlashAttention, which keep q, k, v, the output and a log-sum-exp; "eager" =
+    # the model's own matmul + fp32 softmax + matmul (transformers before v4.36 for Llama-family
+    # models), which saves the heads x s x s probabilities of every layer for the backward
+    # (engine/estimate/activations.py ``eager_attention_bytes``).  Training only: the inference
+    # working set models no attention temporaries.  None = "fused".
+    attention: Attention | None = None
     serving_engine: ServingEngine | None = None
     # The KV cache's dtype (engine.estimate.serving.kv_cache_dtype).  None / "auto" = FP8
     # where an optimised engine serves FP8 weights (TensorRT-LLM's FP8 recipe), else the

@@ -21,6 +21,9 @@ Loss = Literal["full", "chunked", "fused", "full-16bit"]
 CheckpointMode = Literal["full", "selective"]
 Nf4Backend = Literal["bitsandbytes", "torchao"]
 LoraInputCast = Literal["none", "fp32", "autocast"]
+#: How attention runs in training: "fused" = SDPA / FlashAttention (no s x s scores kept);
+#: "eager" = matmul + fp32 softmax + matmul, the s x s probabilities saved for the backward.
+Attention = Literal["fused", "eager"]
 
 
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from slotwise.engine.workload.kinds import (
+    Attention,
     CheckpointMode,
     LoraInputCast,
     Loss,
@@ -86,6 +87,10 @@ class TrainerProfile(BaseModel):
     #: DeepSpeed ZeRO-1/2 converts this rank's gradient partition to fp32 for the step.
     zero_fp32_grad_partition: bool
     legacy_kv_cache: bool
+    #: Training attention: "fused" (SDPA / FlashAttention) or "eager" (the s x s scores and
+    #: fp32 softmax materialised and saved: transformers < 4.36's default for Llama-family
+    #: models; engine/estimate/activations.py ``eager_attention_bytes``).
+    attention: Attention
 
 
 PROFILE_FIELDS: tuple[str, ...] = tuple(TrainerProfile.model_fields)
