@@ -43,6 +43,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
 from slotwise.engine.estimate import estimate, memory_spread  # noqa: E402
+from slotwise.engine.estimate.constants import DEFAULT_GPUS_PER_SERVER  # noqa: E402
+from slotwise.engine.estimate.fit import usable_bytes  # noqa: E402
+from slotwise.engine.estimate.links import default_links  # noqa: E402
 from slotwise.engine.estimate.memory_range import (  # noqa: E402
     RESIDUAL_QUANTILES,
     RESIDUALS_FILE,
@@ -50,6 +53,10 @@ from slotwise.engine.estimate.memory_range import (  # noqa: E402
 )
 from slotwise.engine.store.atomic import atomic_write_text  # noqa: E402
 from tests.evidence.memory_cases import A100_80GB, CASES, MeasuredCase  # noqa: E402
+
+#: What estimate() uses for the evidence GPU: its standard server's links and usable memory.
+_LINKS = default_links(A100_80GB, DEFAULT_GPUS_PER_SERVER)
+_USABLE = usable_bytes(A100_80GB)
 
 
 class Scored:
@@ -64,7 +71,11 @@ class Scored:
         self.case = case
         self.named = named
         self.training = self.workload.training
-        self.totals, self.paged, _ = memory_spread(self.workload, case.gpus, arch=case.arch)
+        # on the layout estimate() chooses for the case (its GPU's default links and usable
+        # memory), so the spread and the estimate are totals of the same layout
+        self.totals, self.paged, _ = memory_spread(
+            self.workload, case.gpus, arch=case.arch, fast_group=_LINKS.island, cap=_USABLE
+        )
 
     @cached_property
     def _memory(self) -> tuple[float, float, float]:

@@ -260,12 +260,25 @@ def memory_spread(
     arch: ModelPreset,
     counts: ParamCounts | None = None,
     memo: tuple[MemoryMemo, tuple] | None = None,
+    fast_group: int | None = None,
+    gpus_per_server: int = DEFAULT_GPUS_PER_SERVER,
+    cap: float | None = None,
 ) -> tuple[list[float], float, tuple[str, ...]]:
     """(totals, paged optimizer bytes, profiles): the peak memory per GPU under the named
     trainer, or, with none named, under every trainer a user could be running for the method
-    (``[plausible]`` in engine/workload/trainers.toml; generic first)."""
+    (``[plausible]`` in engine/workload/trainers.toml; generic first).  ``fast_group``,
+    ``gpus_per_server`` and ``cap`` are the estimate's own (:func:`layout_memory`), so every
+    total is taken on the layout the estimate chose (a serving replica of TP 2 on 8 GPUs, not
+    the widest split)."""
     counts = counts or count_params(arch)
-    mem = layout_memory(workload, gpus, arch, counts, memo=memo)[0]
+
+    def at(wl: Workload) -> MemoryBreakdown:
+        return layout_memory(
+            wl, gpus, arch, counts, fast_group=fast_group, gpus_per_server=gpus_per_server,
+            cap=cap, memo=memo,
+        )[0]  # fmt: skip
+
+    mem = at(workload)
     totals = [mem.total_bytes]
     paged = mem.paged_optimizer_bytes
     profiles: tuple[str, ...] = (workload.trainer or "generic",)
@@ -281,7 +294,7 @@ def memory_spread(
         pinned = {"grad_checkpointing": resolve_trainer(workload, gpus).grad_checkpointing}
         for name in others:
             alt_workload = workload.model_copy(update={"trainer": name, **pinned})
-            alt = layout_memory(alt_workload, gpus, arch, counts, memo=memo)[0]
+            alt = at(alt_workload)
             totals.append(alt.total_bytes)
             paged = max(paged, alt.paged_optimizer_bytes)
         profiles = ("generic", *others)
@@ -295,9 +308,17 @@ def with_range(
     arch: ModelPreset,
     counts: ParamCounts,
     memo: tuple[MemoryMemo, tuple] | None = None,
+    *,
+    fast_group: int | None = None,
+    gpus_per_server: int = DEFAULT_GPUS_PER_SERVER,
+    cap: float | None = None,
 ) -> MemoryBreakdown:
-    """``mem`` with its low and high ends (engine/estimate/memory_range.py)."""
-    totals, paged, profiles = memory_spread(workload, gpus, arch=arch, counts=counts, memo=memo)
+    """``mem`` with its low and high ends (engine/estimate/memory_range.py), taken on the
+    layout ``mem`` was (the same ``fast_group``, ``gpus_per_server`` and ``cap``)."""
+    totals, paged, profiles = memory_spread(
+        workload, gpus, arch=arch, counts=counts, memo=memo, fast_group=fast_group,
+        gpus_per_server=gpus_per_server, cap=cap,
+    )  # fmt: skip
     rng = memory_range(
         totals,
         named=workload.trainer is not None,

@@ -67,7 +67,10 @@ def estimate(
         workload, gpus, arch, counts, fast_group=links.island,
         gpus_per_server=gpus_per_server, cap=usable, memo=mm,
     )  # fmt: skip
-    mem = with_range(mem, workload, gpus, arch, counts, mm)
+    mem = with_range(
+        mem, workload, gpus, arch, counts, mm, fast_group=links.island,
+        gpus_per_server=gpus_per_server, cap=usable,
+    )  # fmt: skip
     if served_note:
         notes.insert(0, served_note)
     fits = mem.total_bytes <= usable

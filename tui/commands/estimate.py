@@ -262,6 +262,8 @@ def render(est: Estimate, workload, arch: ModelPreset, gpu: Gpu, warnings, advic
         + (
             f"trainer {workload.trainer}: its measured error"
             if workload.trainer
+            else "the estimator's measured error on published peaks"
+            if not workload.training
             else "no trainer named: the trainers a user could be running + measured error"
         )
         + ")"
