@@ -142,6 +142,18 @@ tokens x vocab tensors are alive at once: in the forward the logits, their shift
 copy and the log-softmax output; in the backward the saved log-softmax output, its gradient and
 the gradient of the logits: ``3 e`` per logit.
 
+QLoRA's fp32 stream.  When QLoRA's non-4-bit weights are fp32 (``qlora_fp32_rest``: PEFT
+``prepare_model_for_kbit_training`` casts every non-``Params4bit`` parameter to fp32, the
+embedding included), the embedding output and so the residual stream are fp32, and a
+bitsandbytes ``Linear4bit`` returns its output in its input's dtype
+(``bitsandbytes/nn/modules.py`` ``Linear4bit.forward``: ``inp_dtype = x.dtype``, ``x =
+x.to(self.compute_dtype)``, ``matmul_4bit(...)``, ``out.to(inp_dtype)``).  So the layer inputs
+a recompute keeps, the SwiGLU's gate, SiLU and up outputs (fp32 ``Linear4bit`` outputs and
+the SiLU of one) and their gradients in the backward are 4 bytes per element
+(``training_activation_bytes(..., stream=4)``, decided in ``engine.estimate.memory``); q, k
+and v go through autocast (SDPA, FlashAttention's own cast, or eager's matmuls) and stay ``e``.
+Sharded QLoRA (FSDP / ZeRO-3) keeps the rest in the 16-bit storage dtype: no fp32 stream.
+
 Eager attention (``attention = "eager"``: transformers before v4.36 ran Llama-family models
 with ``LlamaAttention.forward``'s own matmuls, SDPA became the default in v4.36,
 huggingface/transformers#28005): ``softmax(q k^T / sqrt(d) + mask, dtype=float32)
@@ -417,7 +429,9 @@ def _ssm_bytes(dims: LayerDims, workload: Workload, e: float) -> float:
     return b
 
 
-def _ffn_bytes(dims: LayerDims, workload: Workload, e: float, mlp: str) -> float:
+def _ffn_bytes(
+    dims: LayerDims, workload: Workload, e: float, mlp: str, wide_e: float | None = None
+) -> float:
     if mlp == "none":
         return 0.0
     h = dims.hidden
@@ -427,7 +441,7 @@ def _ffn_bytes(dims: LayerDims, workload: Workload, e: float, mlp: str) -> float
     # rematerialisation, Ansel et al. 2024, "PyTorch 2", ASPLOS) keeps gate and up outputs and
     # recomputes SiLU.  fc1 -> GELU -> fc2: the GELU keeps its input (the fc1 output).
     kept_wide = (2 if workload.compile else 3) if dims.mlp_gated else 1
-    b = kept_wide * e * inter
+    b = kept_wide * (wide_e or e) * inter  # fp32 when the 4-bit layers return fp32 (stream)
     if mlp == "moe":
         b += dims.moe_topk * e * h  # token copies dispatched to its experts
     if saved & {"gate", "up"}:
@@ -442,8 +456,12 @@ def _ffn_bytes(dims: LayerDims, workload: Workload, e: float, mlp: str) -> float
     return b + _lora_adapter_bytes(workload, e, adapted)
 
 
-def kind_bytes_per_token(dims: LayerDims, workload: Workload, e: float, kind: LayerKind) -> float:
-    """Bytes one layer of shape ``kind`` keeps per token for its backward, no recompute."""
+def kind_bytes_per_token(
+    dims: LayerDims, workload: Workload, e: float, kind: LayerKind, stream: float | None = None
+) -> float:
+    """Bytes one layer of shape ``kind`` keeps per token for its backward, no recompute;
+    ``stream``: bytes of the residual stream's elements when they are not ``e`` (QLoRA's fp32
+    stream, :func:`training_activation_bytes`)."""
     mixer, mlp = kind
     # torch.compile: a fused RMSNorm keeps its e-byte input, not an fp32 copy; torchtune's
     # optimisation table (tests/evidence) shows the drop: 60.0 -> 51.0 GiB for Llama 3.2 3B at
@@ -454,7 +472,7 @@ def kind_bytes_per_token(dims: LayerDims, workload: Workload, e: float, kind: La
         b += _attention_bytes(dims, workload, e)
     elif mixer == "ssm":
         b += _ssm_bytes(dims, workload, e)
-    return b + _ffn_bytes(dims, workload, e, mlp)
+    return b + _ffn_bytes(dims, workload, e, mlp, stream)
 
 
 def layer_bytes_per_token(
@@ -495,6 +513,7 @@ def kept_across_layers_bytes_per_token(
     e: float,
     *,
     per_kind: dict[LayerKind, float],
+    stream: float | None = None,
 ) -> float:
     """Bytes per token every layer keeps until its backward (checkpoint inputs or everything).
 
@@ -504,11 +523,13 @@ def kept_across_layers_bytes_per_token(
     if workload.checkpointing and workload.selective_checkpointing:
         return sum(n * selective_kept_bytes_per_token(dims, e, kind=k) for k, n in dims.kinds)
     if workload.checkpointing:
-        return layers * e * dims.hidden
+        return layers * (stream or e) * dims.hidden
     return sum(n * per_kind[k] for k, n in dims.kinds)
 
 
-def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, tp: int) -> float:
+def training_activation_bytes(
+    arch: ModelPreset, workload: Workload, e: float, tp: int, *, stream: float | None = None
+) -> float:
     """Saved activations of one micro-batch on one GPU (tensor/sequence parallel divides by tp).
 
     Tensor parallelism with sequence parallelism (Korthikanti et al. 2022, section 4.2.2) splits
@@ -523,14 +544,14 @@ def training_activation_bytes(arch: ModelPreset, workload: Workload, e: float, t
     dims = layer_dims(arch)
     layers = max(1, sum(n for _, n in dims.kinds))
     tokens = workload.peak_seq_len * workload.micro_batch
-    per_kind = {k: kind_bytes_per_token(dims, workload, e, k) for k, _ in dims.kinds}
-    kept = kept_across_layers_bytes_per_token(dims, workload, e, per_kind=per_kind)
+    per_kind = {k: kind_bytes_per_token(dims, workload, e, k, stream) for k, _ in dims.kinds}
+    kept = kept_across_layers_bytes_per_token(dims, workload, e, per_kind=per_kind, stream=stream)
     if workload.activation_offload:
         kept = min(kept, 2 * kept / layers)
     per_token = kept
     if workload.checkpointing:
         per_token += max(per_kind.values(), default=0.0)  # the layer being recomputed
-    working = backward_working_bytes_per_token(dims, e)
+    working = backward_working_bytes_per_token(dims, stream or e)
     if workload.keeps_previous_graph and workload.nf4_input_kept and not workload.checkpointing:
         # The previous step's 4-bit inputs are alive until this step's forward and loss are
         # done, i.e. at the end of the forward, in place of the backward's working set.

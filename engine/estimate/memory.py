@@ -267,7 +267,15 @@ def _training_terms(
     paged = paged_optimizer_term(workload, n_trainable, tp)
     if paged is not None:
         state.append(paged)
-    activations = training_activation_terms(arch, workload, e, tp)
+    # QLoRA with fp32 non-4-bit weights runs an fp32 residual stream, and bitsandbytes'
+    # Linear4bit returns fp32 for an fp32 input (activations.py module docstring).
+    fp32_stream = (
+        workload.method == "qlora"
+        and workload.nf4_backend == "bitsandbytes"
+        and qlora_unquantized_bytes_per_param(workload, sharded=shard_w) == MASTER_WEIGHT_BYTES
+    )
+    stream = MASTER_WEIGHT_BYTES if fp32_stream else None
+    activations = training_activation_terms(arch, workload, e, tp, stream=stream)
     notes.extend(_activation_notes(arch, workload, e))
     state = _shard_and_offload(
         state, arch, counts, workload, e, tp=tp, dp=dp, parallel=parallel,

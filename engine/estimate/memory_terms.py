@@ -619,7 +619,7 @@ def offloaded_gradients_term(gradients: float, layers: int) -> MemoryTerm:
 
 
 def training_activation_terms(
-    arch: ModelPreset, workload: Workload, e: float, tp: int
+    arch: ModelPreset, workload: Workload, e: float, tp: int, *, stream: float | None = None
 ) -> tuple[MemoryTerm, ...]:
     """What autograd keeps between the forward and the backward, and the logits and loss.
 
@@ -637,9 +637,15 @@ def training_activation_terms(
         MemoryTerm(
             name="activations",
             part="activations",
-            bytes=training_activation_bytes(arch, workload, e, tp),
+            bytes=training_activation_bytes(arch, workload, e, tp, stream=stream),
             source="saved activations counted tensor by tensor (Korthikanti et al. 2022, "
-            "arXiv:2205.05198, section 4.1; FlashAttention: no s^2 scores)",
+            "arXiv:2205.05198, section 4.1; FlashAttention: no s^2 scores)"
+            + (
+                "; fp32 residual stream and MLP outputs: QLoRA's fp32 non-4-bit weights and "
+                "bitsandbytes Linear4bit.forward's out.to(inp_dtype)"
+                if stream
+                else ""
+            ),
         ),
     ]
     scores = eager_attention_bytes(arch, workload, e, tp)

@@ -278,8 +278,12 @@ def test_torchao_nf4_constants_are_sharded_with_the_weights_under_fsdp():
     constants = linear * (8 / 64 + 32 / (64 * 256)) / 8
     assert bnb.weights_bytes - tao.weights_bytes == pytest.approx(constants * 7 / 8, rel=1e-6)
     # one GPU: nothing to shard, the backend changes only the kept 4-bit inputs (torchao's
-    # linear_nf4 keeps none; the recomputed layer's)
-    one = dict(method="qlora", seq_len=2048, micro_batch=1, nf4_keeps_input=False)
+    # linear_nf4 keeps none; the recomputed layer's) and, with fp32 non-4-bit weights, the fp32
+    # stream that bitsandbytes' Linear4bit returns (test_qlora_fp32_stream.py): compared here
+    # with the rest in 16 bits
+    one = dict(
+        method="qlora", seq_len=2048, micro_batch=1, nf4_keeps_input=False, qlora_fp32_rest=False
+    )
     assert mem(**one).total_bytes == mem(**one, nf4_backend="torchao").total_bytes
 
 
