@@ -69,7 +69,6 @@ def check(ctx: Ctx) -> None:
     b = ctx.build
     ch = ctx.chassis
     env = b.env
-    liquid_env = env.model_copy(update={"cooling": "liquid"})
     site_air = env.cooling == "air"
 
     if ch.cooling == "liquid" and site_air:
@@ -82,7 +81,7 @@ def check(ctx: Ctx) -> None:
                 parts=(ch.sku,),
                 fix="provide a liquid loop (CDU and facility water), or choose the air-cooled "
                 "version of the system",
-                edit=(SetEnv(env=liquid_env),),
+                edit=(SetEnv(env=env.model_copy(update={"cooling": "liquid"})),),
             )
         )
     bb = ctx.baseboard
@@ -94,7 +93,7 @@ def check(ctx: Ctx) -> None:
                 f"baseboard {bb.sku} is liquid-cooled only, but the site provides air cooling only",
                 parts=(bb.sku,),
                 fix="provide a liquid loop, or choose an air-cooled baseboard and system",
-                edit=(SetEnv(env=liquid_env),),
+                edit=(SetEnv(env=env.model_copy(update={"cooling": "liquid"})),),
             )
         )
 
@@ -121,7 +120,11 @@ def check(ctx: Ctx) -> None:
         else:
             for sku, g in gpus.items():
                 if g.tdp_w is not None and g.tdp_w > limit:
-                    edit = (SetEnv(env=liquid_env),) if ch.cooling == "air_or_liquid" else ()
+                    edit = (
+                        (SetEnv(env=env.model_copy(update={"cooling": "liquid"})),)
+                        if ch.cooling == "air_or_liquid"
+                        else ()
+                    )
                     ctx.add(
                         finding(
                             "cooling.gpu_tdp_air",
@@ -171,7 +174,7 @@ def check(ctx: Ctx) -> None:
                     parts=(sku,),
                     slots=ctx.sort_slots(slots),
                     fix="use the air-cooled version, or provide a liquid loop",
-                    edit=(SetEnv(env=liquid_env),),
+                    edit=(SetEnv(env=env.model_copy(update={"cooling": "liquid"})),),
                 )
             )
 

@@ -71,7 +71,6 @@ def check(ctx: Ctx) -> None:
     told_unknown_groups = False
 
     for bf in b.bridges:
-        remove = RemoveBridge(slots=bf.slots)
         group = ctx.sort_slots(bf.slots)
         br = ctx.catalog.bridges.get(bf.sku)
         if br is None:
@@ -142,12 +141,13 @@ def check(ctx: Ctx) -> None:
                     parts=(bf.sku, *sorted(set(no_link))),
                     slots=group,
                     fix="remove the bridge (these GPUs talk over PCIe)",
-                    edit=(remove,),
+                    edit=(RemoveBridge(slots=bf.slots),),
                 )
             )
             continue
         wrong = [m for m in models if m not in br.gpu_skus]
         if wrong:
+            remove = RemoveBridge(slots=bf.slots)
             edits: tuple = (remove,)
             fix = f"remove it; {bf.sku} is made for {', '.join(br.gpu_skus)}"
             if len(models) == 1:
@@ -214,7 +214,7 @@ def check(ctx: Ctx) -> None:
                     parts=(bf.sku,),
                     slots=group,
                     fix="bridge GPUs that sit under the same CPU",
-                    edit=(remove,) if br.ways == 4 else (),
+                    edit=(RemoveBridge(slots=bf.slots),) if br.ways == 4 else (),
                 )
             )
         if bf.count != br.per_group:

@@ -43,7 +43,6 @@ def check(ctx: Ctx) -> None:
         )
         return
     for d in b.drives:
-        clear = SetDrives(bay=d.bay, sku=None, count=0)
         bay = bays.get(d.bay)
         if bay is None:
             known = ", ".join(bays) or "none"
@@ -54,7 +53,7 @@ def check(ctx: Ctx) -> None:
                     f"{ch.sku} has no drive bay group {d.bay!r} (its bays: {known})",
                     parts=(d.sku,),
                     fix="put the drives in one of the chassis' bay groups",
-                    edit=_move(ctx, d, used) or (clear,),
+                    edit=_move(ctx, d, used) or (SetDrives(bay=d.bay, sku=None, count=0),),
                 )
             )
             continue
@@ -67,7 +66,7 @@ def check(ctx: Ctx) -> None:
                     f"drive {d.sku!r} in bays {d.bay} is not in the parts catalog",
                     parts=(d.sku,),
                     fix="remove it, or add the drive to a catalog overlay",
-                    edit=(clear,),
+                    edit=(SetDrives(bay=d.bay, sku=None, count=0),),
                 )
             )
             continue
@@ -88,7 +87,7 @@ def check(ctx: Ctx) -> None:
                     f"{drv.sku} cannot go in bays {d.bay}: " + "; ".join(problems),
                     parts=(drv.sku,),
                     fix="move the drives to matching bays, or choose a matching drive",
-                    edit=_move(ctx, d, used) or (clear,),
+                    edit=_move(ctx, d, used) or (SetDrives(bay=d.bay, sku=None, count=0),),
                 )
             )
             continue
