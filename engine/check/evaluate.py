@@ -15,14 +15,13 @@ from typing import Any
 from slotwise.engine.build import Build, DriveFit
 from slotwise.engine.check.report import Finding, Report, sort_findings
 from slotwise.engine.check.rules import load_guard
-from slotwise.engine.check.rules.context import Ctx, chassis_index
+from slotwise.engine.check.rules.context import ChassisIndex, Ctx, chassis_index
 from slotwise.engine.check.rules.family import evaluation_order
 from slotwise.engine.check.rules.ids import RULE_FAMILIES, RULE_MODULES
 from slotwise.engine.check.verdict import verdict
 from slotwise.engine.workload import Workload
-from slotwise.parts.catalog import Catalog, onboard_nics
+from slotwise.parts.catalog import Catalog
 from slotwise.parts.safe_io import shorten_text
-from slotwise.parts.schema import Gpu, Nic
 
 # The rule families in the order they run: as listed in engine.check.rules.ids (also the order of
 # their budgets in the report), moved only where one declares it reads what another computed
@@ -39,17 +38,25 @@ def make_context(build: Build, catalog: Catalog, workload: Workload | None) -> C
     ch = catalog.chassis.get(build.chassis)
     if ch is None:
         return None
-    idx = chassis_index(catalog, ch)
+    return _context(build, catalog, chassis_index(catalog, ch), workload)
+
+
+def _context(build: Build, catalog: Catalog, idx: ChassisIndex, workload: Workload | None) -> Ctx:
+    ch = idx.chassis
     ctx = Ctx(build=build, catalog=catalog, chassis=ch, idx=idx, workload=workload)
-    ctx.onboard_nics = onboard_nics(catalog, ch)
+    ctx.onboard_nics = idx.onboard_nics
+    known = idx.slot
+    gpus, nics = catalog.gpus, catalog.nics
     for sid, sku in build.slots.items():
-        if sid not in idx.slot:
+        if sid not in known:
             continue
-        rec = catalog.records.get(sku)
-        if isinstance(rec, Gpu):
-            ctx.gpus[sid] = rec
-        elif isinstance(rec, Nic):
-            ctx.nics[sid] = rec
+        gpu = gpus.get(sku)
+        if gpu is not None:
+            ctx.gpus[sid] = gpu
+            continue
+        nic = nics.get(sku)
+        if nic is not None:
+            ctx.nics[sid] = nic
     if build.cpu is not None:
         ctx.cpu = catalog.cpus.get(build.cpu)
     if build.dimm is not None:
@@ -64,15 +71,13 @@ def make_context(build: Build, catalog: Catalog, workload: Workload | None) -> C
     return ctx
 
 
-def _in_slot_order(build: Build, catalog: Catalog) -> Build:
+def _in_slot_order(build: Build, idx: ChassisIndex | None) -> Build:
     """The build with its cards, bridges and drives in the chassis manual's order (unknown ids
     after, by name), as a BOM lists them (engine.build.items.canonical_build): the report reads
     the same however the parts were placed, so a build in the app and the same build reopened
     from its BOM give the same findings.  A build already in that order (the usual case: the
     app and the BOM reader keep it) is returned as it is, without copying anything."""
-    ch = catalog.chassis.get(build.chassis)
-    if ch is not None:
-        idx = chassis_index(catalog, ch)
+    if idx is not None:
         pos, bays = idx.slot_order, idx.bay_order
     else:
         pos, bays = {}, {}
@@ -122,9 +127,10 @@ def _in_slot_order(build: Build, catalog: Catalog) -> Build:
 def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -> Report:
     """Check ``build`` against ``catalog``; ``workload`` defaults to ``build.workload``."""
     wl = workload if workload is not None else build.workload
-    build = _in_slot_order(build, catalog)
-    ctx = make_context(build, catalog, wl)
-    if ctx is None:
+    ch = catalog.chassis.get(build.chassis)
+    idx = chassis_index(catalog, ch) if ch is not None else None
+    build = _in_slot_order(build, idx)
+    if idx is None:
         known = ", ".join(sorted(catalog.chassis)) or "none in the catalog"
         return Report(
             findings=(
@@ -138,6 +144,7 @@ def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -
                 ),
             )
         )
+    ctx = _context(build, catalog, idx, wl)
     for name, check in FAMILIES:
         try:
             check(ctx)

@@ -16,7 +16,7 @@ from slotwise.engine.check.report import Budget, Finding, PowerFigures
 from slotwise.engine.estimate import Estimate
 from slotwise.engine.estimate.fit import MemoryMemo
 from slotwise.engine.workload import Workload, hashable_key
-from slotwise.parts.catalog import Catalog
+from slotwise.parts.catalog import Catalog, onboard_nics
 from slotwise.parts.schema import Baseboard, Chassis, Cpu, Dimm, Gpu, Nic, Psu, Root, Slot
 
 _CACHE_KEY = "_slotwise_engine_cache"
@@ -45,8 +45,14 @@ class ChassisIndex:
     children_of_root: dict[str, tuple[str, ...]]
     covered_by: dict[str, tuple[str, ...]]  # slot -> slots whose double-width card covers it
     socket_of_slot: dict[str, int]  # the CPU socket a slot needs (root socket, requires_socket)
+    switch_slots: frozenset[str]  # slots whose root is a PCIe switch
+    # NICs built into the chassis, one entry per device (parts.catalog.onboard_nics)
+    onboard_nics: tuple[tuple[str | None, Nic], ...]
     nvlink_groups: frozenset[frozenset[str]]
     groups_by_size: dict[int, tuple[tuple[str, ...], ...]]
+    # What a rule family derives from the chassis alone, by family name (e.g. the lanes rule's
+    # per-root plan): computed on first use, kept for the catalog's life like the rest.
+    derived: dict[str, Any] = field(default_factory=dict, compare=False)
     # (slot id, part SKU) -> (the slot and part records, why the part does not fit the slot): a
     # card's physical fit depends only on the two records (engine.check.rules.slots.fit_errors).
     fit_memo: dict[tuple[str, str], tuple[Any, Any, tuple[tuple[str, str, str], ...]]] = field(
@@ -54,7 +60,7 @@ class ChassisIndex:
     )
 
 
-def _build_index(ch: Chassis) -> ChassisIndex:
+def _build_index(catalog: Catalog, ch: Chassis) -> ChassisIndex:
     slot = {s.id: s for s in ch.slots}
     root = {r.id: r for r in ch.roots}
     slots_of_root: dict[str, list[str]] = {r.id: [] for r in ch.roots}
@@ -87,6 +93,10 @@ def _build_index(ch: Chassis) -> ChassisIndex:
         children_of_root={k: tuple(v) for k, v in children.items()},
         covered_by={k: tuple(v) for k, v in covered_by.items()},
         socket_of_slot=socket_of_slot,
+        switch_slots=frozenset(
+            s.id for s in ch.slots if (r := root.get(s.root)) is not None and r.kind == "switch"
+        ),
+        onboard_nics=onboard_nics(catalog, ch),
         nvlink_groups=frozenset(frozenset(g) for g in ch.nvlink_groups),
         groups_by_size={k: tuple(v) for k, v in by_size.items()},
     )
@@ -97,7 +107,7 @@ def chassis_index(catalog: Catalog, ch: Chassis) -> ChassisIndex:
     key = ("chassis_index", ch.sku)
     idx = cache.get(key)
     if idx is None or idx.chassis is not ch:
-        idx = _build_index(ch)
+        idx = _build_index(catalog, ch)
         cache[key] = idx
     return idx
 

@@ -17,6 +17,8 @@ layout is stated once, as information.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from slotwise.engine.build.edits import Move
 from slotwise.engine.check.report import Severity
 from slotwise.engine.check.rules.common import budget, finding
@@ -55,31 +57,79 @@ def card_lanes(ctx: Ctx) -> dict[str, int]:
     return use
 
 
+@dataclass(frozen=True, slots=True)
+class _Root:
+    """One PCIe root of the chassis as the rule reads it on every call (plain fields)."""
+
+    id: str
+    kind: str
+    socket: int
+    lanes: int | None
+    upstream: int | None
+    head: str  # "<label or id>: ", the start of its budget's detail
+    budget_name: str
+    slots: tuple[tuple[str, str], ...]  # (slot id, "slot <label> x") of the slots on it
+    uplinks: tuple[tuple[int, str], ...]  # (lanes, words) of the switch uplinks below it
+    children: tuple[str, ...]
+    nic_slots: tuple[str, ...]  # its slots meant for a NIC (``purpose = "nic"``)
+
+
+def _roots(ctx: Ctx) -> tuple[_Root, ...]:
+    """The chassis' roots in record order, derived once per chassis index."""
+    idx = ctx.idx
+    plan = idx.derived.get("lanes")
+    if plan is None:
+        out = []
+        for root in ctx.chassis.roots:
+            rid = root.id
+            on = idx.slots_of_root.get(rid, ())
+            children = idx.children_of_root.get(rid, ())
+            uplinks = []
+            for child in children:
+                up = idx.root[child].upstream_lanes
+                if up is not None:
+                    uplinks.append((up, f"switch {child} uplink x{up}"))
+            out.append(
+                _Root(
+                    id=rid,
+                    kind=root.kind,
+                    socket=root.socket,
+                    lanes=root.lanes,
+                    upstream=root.upstream_lanes,
+                    head=(root.label or rid) + ": ",
+                    budget_name=f"lanes:{rid}",
+                    slots=tuple((s, f"slot {idx.slot[s].label} x") for s in on),
+                    uplinks=tuple(uplinks),
+                    children=children,
+                    nic_slots=tuple(s for s in on if idx.slot[s].purpose == "nic"),
+                )
+            )
+        plan = idx.derived["lanes"] = tuple(out)
+    return plan
+
+
 def check(ctx: Ctx) -> None:
     idx = ctx.idx
     occupied = ctx.build.slots
     use = card_lanes(ctx)
+    roots = _roots(ctx)
     used: dict[str, int] = {}
     detail: dict[str, list[str]] = {}
     downstream: dict[str, int] = {}
-    slot_rec = idx.slot
-    for root in ctx.chassis.roots:
+    for r in roots:
         n = 0
         items: list[str] = []
-        rid = root.id
-        for sid in idx.slots_of_root.get(rid, ()):
+        for sid, words in r.slots:
             u = use.get(sid)
             if u is not None:
                 n += u
-                items.append(f"slot {slot_rec[sid].label} x{u}")
-        downstream[rid] = n
-        for child in idx.children_of_root.get(rid, ()):
-            up = idx.root[child].upstream_lanes
-            if up is not None:
-                n += up
-                items.append(f"switch {child} uplink x{up}")
-        used[rid] = n
-        detail[rid] = items
+                items.append(f"{words}{u}")
+        downstream[r.id] = n
+        for up, words in r.uplinks:
+            n += up
+            items.append(words)
+        used[r.id] = n
+        detail[r.id] = items
 
     unknown: list[str] = []
     overs: list[tuple[str, int, int]] = []
@@ -87,61 +137,57 @@ def check(ctx: Ctx) -> None:
     gpudirect: list[tuple[str, int, int, float]] = []  # over 2:1 only by their own NIC slots
     avails: dict[str, int | None] = {}
     sockets = max(ctx.cpu_count, 1)
-    cpu_lanes = ctx.cpu.pcie_lanes if ctx.cpu is not None else None
-    for root in ctx.chassis.roots:
-        if root.socket > sockets:
+    cpu = ctx.cpu
+    cpu_lanes = cpu.pcie_lanes if cpu is not None else None
+    nics = ctx.nics
+    for r in roots:
+        if r.socket > sockets:
             continue  # the socket is empty: slots.needs_cpu reports cards there
-        avail = root.lanes
+        rid = r.id
+        avail = r.lanes
         why = ""
-        if root.kind == "cpu" and cpu_lanes is not None and (avail is None or cpu_lanes < avail):
+        if r.kind == "cpu" and cpu_lanes is not None and (avail is None or cpu_lanes < avail):
             avail = cpu_lanes
-            why = f" ({ctx.cpu.sku if ctx.cpu else 'the CPU'} has {avail} PCIe lanes)"
-        u = used[root.id]
-        avails[root.id] = avail
+            why = f" ({cpu.sku if cpu else 'the CPU'} has {avail} PCIe lanes)"
+        u = used[rid]
+        avails[rid] = avail
         ctx.budgets.append(
             budget(
-                name=f"lanes:{root.id}",
+                name=r.budget_name,
                 used=u,
                 available=avail,
                 unit="lanes",
                 group="lanes",
-                detail=(root.label or root.id)
-                + ": "
-                + (", ".join(detail[root.id]) or "nothing fitted")
-                + why,
+                detail=r.head + (", ".join(detail[rid]) or "nothing fitted") + why,
             )
         )
         if avail is None:
             if u:
-                unknown.append(f"{root.id} ({u} lanes in use)")
+                unknown.append(f"{rid} ({u} lanes in use)")
         elif u > avail:
-            overs.append((root.id, u, avail))
-        if root.kind == "switch" and root.upstream_lanes:
-            down = downstream[root.id] + sum(used[c] for c in idx.children_of_root.get(root.id, ()))
-            ratio = down / root.upstream_lanes
-            own_nics = sum(
-                use[s]
-                for s in idx.slots_of_root.get(root.id, ())
-                if s in ctx.nics and slot_rec[s].purpose == "nic"
-            )
-            host_bound = (down - own_nics) / root.upstream_lanes
+            overs.append((rid, u, avail))
+        uplink = r.upstream
+        if r.kind == "switch" and uplink:
+            down = downstream[rid] + sum([used[c] for c in r.children])
+            ratio = down / uplink
+            own_nics = sum([use[s] for s in r.nic_slots if s in nics])
+            host_bound = (down - own_nics) / uplink
             if 1.0 < ratio <= OVERSUB_WARN:
-                shared.append((root.id, down, root.upstream_lanes, ratio))
+                shared.append((rid, down, uplink, ratio))
             elif own_nics and host_bound <= OVERSUB_WARN:
-                gpudirect.append((root.id, down, root.upstream_lanes, ratio))
+                gpudirect.append((rid, down, uplink, ratio))
             elif ratio > OVERSUB_WARN:
                 sev: Severity = "warning"
+                here = [s for s, _ in r.slots if s in occupied]
                 ctx.add(
                     finding(
                         "lanes.switch_oversubscribed",
                         sev,
-                        f"switch {root.id} serves {down} downstream lanes over a "
-                        f"x{root.upstream_lanes} uplink ({ratio:g}:1): cards under it share "
+                        f"switch {rid} serves {down} downstream lanes over a "
+                        f"x{uplink} uplink ({ratio:g}:1): cards under it share "
                         "host bandwidth",
-                        slots=tuple(s for s in idx.slots_of_root.get(root.id, ()) if s in occupied),
-                        parts=tuple(
-                            occupied[s] for s in idx.slots_of_root.get(root.id, ()) if s in occupied
-                        ),
+                        slots=tuple(here),
+                        parts=tuple(occupied[s] for s in here),
                         fix="fine for GPU peer-to-peer traffic under the switch; for host-bound "
                         "traffic spread cards over more switches",
                     )

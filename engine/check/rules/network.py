@@ -94,12 +94,9 @@ def _lonely_gpu_roots(ctx: Ctx, fast_slots, min_gbps: int) -> tuple[list[str], l
     idx = ctx.idx
     nic_roots = {idx.slot[s].root for s in fast_slots}
     nic_roots |= {r for r, n in ctx.onboard_nics if r is not None and n.port_gbps >= min_gbps}
+    under_switch = idx.switch_slots
     lonely = [
-        sid
-        for sid in ctx.gpus
-        if idx.root.get(idx.slot[sid].root) is not None
-        and idx.root[idx.slot[sid].root].kind == "switch"
-        and idx.slot[sid].root not in nic_roots
+        sid for sid in ctx.gpus if sid in under_switch and idx.slot[sid].root not in nic_roots
     ]
     roots = list(dict.fromkeys(idx.slot[s].root for s in ctx.sort_slots(lonely)))
     return lonely, roots

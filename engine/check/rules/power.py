@@ -119,64 +119,69 @@ def draw_detail(ctx: Ctx) -> DrawDetail:
 def _draw_detail(ctx: Ctx) -> DrawDetail:
     b = ctx.build
     d = DrawDetail()
+    parts, unknown, derived = d.parts, d.unknown, d.derived
 
     def add(label: str, w: float, method: str | None = None) -> None:
-        d.parts.append((label, float(w)))
+        parts.append((label, float(w)))
         if method:
-            d.derived.append((label, float(w), method))
+            derived.append((label, float(w), method))
 
     gpu_n: dict[str, int] = {}
     for g in ctx.gpus.values():
-        gpu_n[g.sku] = gpu_n.get(g.sku, 0) + 1
+        sku = g.sku
+        gpu_n[sku] = gpu_n.get(sku, 0) + 1
+    gpus = ctx.catalog.gpus
     for sku, cnt in gpu_n.items():
-        g = ctx.catalog.gpus[sku]
-        if g.tdp_w is None:
-            d.unknown.append(f"{cnt} x {sku} (TDP unknown)")
+        tdp = gpus[sku].tdp_w
+        if tdp is None:
+            unknown.append(f"{cnt} x {sku} (TDP unknown)")
         else:
-            add(f"{cnt} x {sku}", g.tdp_w * cnt)
-            d.gpu_w += g.tdp_w * cnt
+            parts.append((f"{cnt} x {sku}", float(tdp * cnt)))
+            d.gpu_w += tdp * cnt
     if ctx.baseboard is not None:
         bb = ctx.baseboard
         bg = ctx.baseboard_gpu
         if bg is None or bg.tdp_w is None:
-            d.unknown.append(f"{bb.gpu_count} x {bb.gpu_sku} on {bb.sku} (TDP unknown)")
+            unknown.append(f"{bb.gpu_count} x {bb.gpu_sku} on {bb.sku} (TDP unknown)")
         else:
             add(f"{bb.gpu_count} x {bg.sku} on {bb.sku}", bg.tdp_w * bb.gpu_count)
             d.gpu_w += bg.tdp_w * bb.gpu_count
         if bb.board_power_w is None:
-            d.unknown.append(f"{bb.sku} NVSwitch/board power")
+            unknown.append(f"{bb.sku} NVSwitch/board power")
         else:
             add(f"{bb.sku} board (NVSwitch)", bb.board_power_w, bb.power_method)
-    if ctx.cpu is not None and ctx.cpu_count:
-        if ctx.cpu.tdp_w is None:
-            d.unknown.append(f"{ctx.cpu_count} x {ctx.cpu.sku} (TDP unknown)")
+    cpu, cpus = ctx.cpu, ctx.cpu_count
+    if cpu is not None and cpus:
+        if cpu.tdp_w is None:
+            unknown.append(f"{cpus} x {cpu.sku} (TDP unknown)")
         else:
-            add(f"{ctx.cpu_count} x {ctx.cpu.sku}", ctx.cpu.tdp_w * ctx.cpu_count)
-            d.cpu_w += ctx.cpu.tdp_w * ctx.cpu_count
-    if ctx.dimm is not None and b.dimm_count:
-        if ctx.dimm.power_w is None:
-            d.unknown.append(f"{b.dimm_count} x {ctx.dimm.sku} (power unknown)")
+            parts.append((f"{cpus} x {cpu.sku}", float(cpu.tdp_w * cpus)))
+            d.cpu_w += cpu.tdp_w * cpus
+    dimm = ctx.dimm
+    if dimm is not None and b.dimm_count:
+        if dimm.power_w is None:
+            unknown.append(f"{b.dimm_count} x {dimm.sku} (power unknown)")
         else:
-            add(
-                f"{b.dimm_count} x {ctx.dimm.sku}",
-                ctx.dimm.power_w * b.dimm_count,
-                ctx.dimm.power_method,
-            )
-    for dr in b.drives:
-        drv = ctx.catalog.drives.get(dr.sku)
-        if drv is None:
-            continue  # storage reports unknown drives
-        if drv.power_w is None:
-            d.unknown.append(f"{dr.count} x {drv.sku} (power unknown)")
-        else:
-            add(f"{dr.count} x {drv.sku}", drv.power_w * dr.count, drv.power_method)
+            add(f"{b.dimm_count} x {dimm.sku}", dimm.power_w * b.dimm_count, dimm.power_method)
+    if b.drives:
+        drives = ctx.catalog.drives
+        for dr in b.drives:
+            drv = drives.get(dr.sku)
+            if drv is None:
+                continue  # storage reports unknown drives
+            if drv.power_w is None:
+                unknown.append(f"{dr.count} x {drv.sku} (power unknown)")
+            else:
+                add(f"{dr.count} x {drv.sku}", drv.power_w * dr.count, drv.power_method)
     nic_n: dict[str, int] = {}
     for n in ctx.nics.values():
-        nic_n[n.sku] = nic_n.get(n.sku, 0) + 1
+        sku = n.sku
+        nic_n[sku] = nic_n.get(sku, 0) + 1
+    nics = ctx.catalog.nics
     for sku, cnt in nic_n.items():
-        nic = ctx.catalog.nics[sku]
+        nic = nics[sku]
         if nic.power_w is None:
-            d.unknown.append(f"{cnt} x {sku} (power unknown)")
+            unknown.append(f"{cnt} x {sku} (power unknown)")
         else:
             add(f"{cnt} x {sku}", nic.power_w * cnt, nic.power_method)
     # NICs built into the chassis (onboard_nics) draw power too; they are not in a slot.
@@ -185,20 +190,20 @@ def _draw_detail(ctx: Ctx) -> DrawDetail:
         onb_n[nic.sku] = (nic, onb_n.get(nic.sku, (nic, 0))[1] + 1)
     for sku, (nic, cnt) in onb_n.items():
         if nic.power_w is None:
-            d.unknown.append(f"{cnt} x {sku} on board (power unknown)")
+            unknown.append(f"{cnt} x {sku} on board (power unknown)")
         else:
             add(f"{cnt} x {sku} (on board)", nic.power_w * cnt, nic.power_method)
     ch = ctx.chassis
     if ch.system_overhead_w is not None:
-        add(f"{ch.sku} fans, board, BMC", ch.system_overhead_w)
+        parts.append((f"{ch.sku} fans, board, BMC", float(ch.system_overhead_w)))
     else:
-        base = sum(w for _, w in d.parts)
+        base = sum([w for _, w in parts])
         add(
             f"{ch.sku} fans, board, BMC (derived)",
             base * FANS_BOARD_SHARE,
             f"{FANS_BOARD_SHARE:.1%} of the other parts, " + FANS_BOARD_SOURCE,
         )
-    d.total = sum(w for _, w in d.parts)
+    d.total = sum([w for _, w in parts])
     return d
 
 

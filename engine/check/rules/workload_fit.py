@@ -67,19 +67,20 @@ def build_links_of(ctx: Ctx, gpu: Gpu, count: int, nic_gbps_total: float | None 
     fitted on PCIe cards and whether the GPU slots sit behind PCIe switches; the NICs fitted in
     the build shared by its GPUs (engine.estimate.links)."""
     groups: list[tuple[int, float | None]] = []
-    gpu_slots = [sid for sid, g in ctx.gpus.items() if g.sku == gpu.sku]
-    for bf in ctx.build.bridges:
-        br = ctx.catalog.bridges.get(bf.sku)
-        if br is None or not all(s in ctx.gpus for s in bf.slots):
-            continue
-        groups.append((len(bf.slots), br.bw_gbs))
-    behind_switch = bool(gpu_slots) and all(
-        (r := ctx.idx.root.get(ctx.idx.slot[s].root)) is not None and r.kind == "switch"
-        for s in gpu_slots
-        if s in ctx.idx.slot
-    )
+    gpus = ctx.gpus
+    sku = gpu.sku
+    gpu_slots = [sid for sid, g in gpus.items() if g.sku == sku]
+    if ctx.build.bridges:
+        bridges = ctx.catalog.bridges
+        for bf in ctx.build.bridges:
+            br = bridges.get(bf.sku)
+            if br is None or not all(s in gpus for s in bf.slots):
+                continue
+            groups.append((len(bf.slots), br.bw_gbs))
+    # every slot in ctx.gpus is one of the chassis' slots (make_context)
+    behind_switch = bool(gpu_slots) and ctx.idx.switch_slots.issuperset(gpu_slots)
     nic_gbps = (
-        float(sum(n.ports * n.port_gbps for n in ctx.nics.values()))
+        float(sum([n.ports * n.port_gbps for n in ctx.nics.values()]))
         if nic_gbps_total is None
         else nic_gbps_total
     )
@@ -152,16 +153,20 @@ def _check_finite(est: Estimate) -> None:
 def _main_gpu(ctx: Ctx) -> tuple[Gpu | None, int]:
     if ctx.baseboard is not None and ctx.baseboard_gpu is not None:
         return ctx.baseboard_gpu, ctx.baseboard.gpu_count
-    usable = [g for g in ctx.gpus.values() if g.form == "pcie"]
-    if not usable:
-        return None, 0
     # Mixed models (slots.mixed_gpus warns): the job runs on the largest group of identical
     # GPUs, the larger-memory model on a tie.
     counts: dict[str, int] = {}
     models: dict[str, Gpu] = {}
-    for g in usable:
-        counts[g.sku] = counts.get(g.sku, 0) + 1
-        models[g.sku] = g
+    for g in ctx.gpus.values():
+        if g.form == "pcie":
+            sku = g.sku
+            counts[sku] = counts.get(sku, 0) + 1
+            models[sku] = g
+    if not counts:
+        return None, 0
+    if len(counts) == 1:
+        sku, n = next(iter(counts.items()))
+        return models[sku], n
     sku = max(counts, key=lambda s: (counts[s], models[s].memory_gb, s))
     return models[sku], counts[sku]
 
@@ -204,10 +209,11 @@ def _time_parts(est: Estimate, hours: float) -> tuple[tuple[str, float], ...]:
     bd = est.time_breakdown
     if not bd:
         return ()
-    raw = sum(bd.get(key, 0.0) for _, key in _TIME_PARTS)
+    shares = [(name, bd.get(key, 0.0)) for name, key in _TIME_PARTS]
+    raw = sum([v for _, v in shares])
     if raw <= 0:
         return ()
-    parts = ((name, hours * bd.get(key, 0.0) / raw) for name, key in _TIME_PARTS)
+    parts = [(name, hours * v / raw) for name, v in shares]
     return tuple((name, h) for name, h in parts if h >= 0.01 * hours)
 
 

@@ -59,3 +59,48 @@ def test_sort_slots_orders_known_ids_by_the_chassis_and_unknown_ones_after_by_na
     mixed = ["zz", ids[-1], "99", ids[0], ids[0]]
     assert ctx.sort_slots(mixed) == (ids[0], ids[0], ids[-1], "99", "zz")
     assert ctx.sort_slots(iter(())) == ()
+
+
+def test_chassis_index_switch_slots_and_onboard_nics_match_the_records():
+    from slotwise.engine.check.rules.context import chassis_index
+    from slotwise.parts.catalog import onboard_nics
+
+    for catalog in (bundled_catalog(), fixture_catalog()):
+        for ch in catalog.chassis.values():
+            idx = chassis_index(catalog, ch)
+            roots = {r.id: r for r in ch.roots}
+            want = {s.id for s in ch.slots if s.root in roots and roots[s.root].kind == "switch"}
+            assert idx.switch_slots == want
+            assert idx.onboard_nics == onboard_nics(catalog, ch)
+
+
+def test_lanes_root_plan_matches_the_chassis_record():
+    from slotwise.engine.check.rules.lanes import _roots
+
+    for catalog in (bundled_catalog(), fixture_catalog()):
+        for ch in catalog.chassis.values():
+            ctx = make_context(Build(chassis=ch.sku), catalog, None)
+            assert ctx is not None
+            slots = {s.id: s for s in ch.slots}
+            by_id = {r.id: r for r in ch.roots}
+            plan = _roots(ctx)
+            assert [r.id for r in plan] == [r.id for r in ch.roots]
+            for r in plan:
+                rec = by_id[r.id]
+                on = [s.id for s in ch.slots if s.root == r.id]
+                assert [s for s, _ in r.slots] == on
+                assert [w for _, w in r.slots] == [f"slot {slots[s].label} x" for s in on]
+                kids = [c.id for c in ch.roots if c.parent == r.id]
+                assert list(r.children) == kids
+                ups = [(by_id[c].upstream_lanes, c) for c in kids]
+                assert r.uplinks == tuple(
+                    (up, f"switch {c} uplink x{up}") for up, c in ups if up is not None
+                )
+                assert r.nic_slots == tuple(s for s in on if slots[s].purpose == "nic")
+                assert (r.kind, r.socket, r.lanes, r.upstream) == (
+                    rec.kind,
+                    rec.socket,
+                    rec.lanes,
+                    rec.upstream_lanes,
+                )
+                assert r.head == (rec.label or rec.id) + ": "
