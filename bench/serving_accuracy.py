@@ -2,6 +2,7 @@
 
     python bench/serving_accuracy.py          # both sets, one line per case with -v
     python bench/serving_accuracy.py --fit    # grid-search the fitted constants on FITTING only
+    python bench/serving_accuracy.py --fit-moe  # only the two MoE constants, on FITTING's MoE cases
 
 The cases, their sources and the fitting / held-out rule: tests/evidence/serving_cases.py.
 The fitted constants and their grids: engine/estimate/serving_constants.py.
@@ -30,7 +31,8 @@ GRID = {
     "mbu": (0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90),
     "mfu": (0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70),
     "layer_floor_s": (5e-6, 10e-6, 15e-6, 20e-6, 30e-6, 40e-6, 60e-6, 80e-6, 100e-6),
-    "moe_expert_floor_s": (0.0, 10e-6, 20e-6, 30e-6, 40e-6, 50e-6, 60e-6, 70e-6, 80e-6),
+    "moe_layer_floor_s": (0.0, 10e-6, 20e-6, 30e-6, 40e-6, 50e-6, 60e-6, 80e-6, 100e-6),
+    "moe_gemm_efficiency": (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
     "allreduce_latency_s": (2e-6, 5e-6, 10e-6, 15e-6, 20e-6, 30e-6),
 }
 
@@ -68,15 +70,45 @@ def fit() -> Constants:
     return best
 
 
+MOE_CONSTANTS = ("moe_layer_floor_s", "moe_gemm_efficiency")
+
+
+def is_moe(case: ServingCase) -> bool:
+    from slotwise.parts.catalog import load_catalog
+
+    arch = load_catalog().models[case.model]
+    return bool(arch.num_experts)
+
+
+def fit_moe() -> Constants:
+    """The MoE constants alone, jointly over their grids, on the MoE cases of FITTING (they
+    change no dense case's prediction; the dense constants keep their values, so the MoE rows
+    do not reshape what dense models are fitted to)."""
+    moe = tuple(c for c in FITTING if is_moe(c))
+
+    def loss(k: Constants) -> float:
+        return statistics.median(abs(math.log(predict(c, k) / c.published)) for c in moe)
+
+    trials = (
+        replace(DEFAULTS, **dict(zip(MOE_CONSTANTS, values, strict=True)))
+        for values in itertools.product(*(GRID[name] for name in MOE_CONSTANTS))
+    )
+    return min(trials, key=loss)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fit", action="store_true", help="fit the constants on FITTING only")
+    ap.add_argument("--fit-moe", action="store_true", help="fit the MoE constants only")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per case")
     args = ap.parse_args(argv)
     k = DEFAULTS
     if args.fit:
         k = fit()
         print(f"fitted on {len(FITTING)} cases: {k}")
+    elif args.fit_moe:
+        k = fit_moe()
+        print(f"MoE constants fitted on {sum(map(is_moe, FITTING))} MoE cases: {k}")
     if args.verbose:
         for label, cases in (("fitting", FITTING), ("held-out", HELD_OUT)):
             for c in cases:

@@ -22,9 +22,10 @@ the prefill/decode split of DistServe, Zhong et al. 2024, arXiv:2401.09670):
   level by level at the achieved bus bandwidth (engine.estimate.communication).
 * **Latency floor**: a fixed time per layer per forward pass (``LAYER_FLOOR_S_OPTIMIZED``;
   without CUDA graphs plus ``LAYER_FLOOR_S_EAGER_EXTRA``) and per MoE layer
-  (``MOE_EXPERT_FLOOR_S`` per expert a token uses).  It is what keeps single-user MoE decode (DeepSeek-V3 on 8x H200:
-  30-60 tokens/s measured, not the ~600 the bandwidth alone gives), eager decode of small
-  models and TP decode of 70B models realistic.
+  (``MOE_LAYER_FLOOR_S``: the routed MLP's extra kernels).  It is what keeps eager decode of
+  small models and TP decode of 70B models realistic.
+* **MoE**: the routed experts' GEMMs reach ``MOE_GEMM_EFFICIENCY`` of the dense GEMMs' share
+  of the peak in the compute-bound phases (few tokens per expert).
 
 Under load (N concurrent users, closed loop as in NIM / genai-perf "concurrency"), each user's
 request is a prefill then ``output_len`` decode steps; with in-flight batching the other
@@ -81,7 +82,8 @@ from slotwise.engine.estimate.serving_constants import (
     KV_POOL_FRACTION,
     LAYER_FLOOR_S_EAGER_EXTRA,
     LAYER_FLOOR_S_OPTIMIZED,
-    MOE_EXPERT_FLOOR_S,
+    MOE_GEMM_EFFICIENCY,
+    MOE_LAYER_FLOOR_S,
     PCIE_GBS_PER_DIRECTION,
     PREFILL_CHUNK_TOKENS,
     REQUEST_OVERHEAD_S,
@@ -123,7 +125,8 @@ class Constants:
     mfu: float = SERVING_MFU
     layer_floor_s: float = LAYER_FLOOR_S_OPTIMIZED
     eager_extra_s: float = LAYER_FLOOR_S_EAGER_EXTRA
-    moe_expert_floor_s: float = MOE_EXPERT_FLOOR_S
+    moe_layer_floor_s: float = MOE_LAYER_FLOOR_S
+    moe_gemm_efficiency: float = MOE_GEMM_EFFICIENCY
     allreduce_latency_s: float = ALLREDUCE_LATENCY_S
 
 
@@ -207,15 +210,19 @@ class Replica:
         return max(0.0, params) * weight_bytes_per_param(self.workload) / self.tp
 
     def _token_flops(self, context: float) -> float:
-        """Forward FLOPs of one token attending over ``context`` tokens, on one GPU."""
+        """Forward FLOPs of one token attending over ``context`` tokens, on one GPU, as dense
+        GEMM time: the routed MoE part (``moe_active_per_layer`` per MoE layer) weighs
+        1 / ``moe_gemm_efficiency`` (grouped expert GEMMs run below dense ones)."""
         n = matmul_params(self.arch, self.counts)
-        return (2.0 * n + attention_flops_fwd(self.arch, max(1, round(context)))) / self.tp
+        experts = float(self.counts.moe_active_per_layer * self.counts.moe_layers)
+        dense_equiv = n - experts + experts / self.k.moe_gemm_efficiency
+        return (2.0 * dense_equiv + attention_flops_fwd(self.arch, max(1, round(context)))) / (
+            self.tp
+        )
 
     def floor(self) -> float:
         per_layer = self.k.layer_floor_s + (self.k.eager_extra_s if self.eager else 0.0)
-        experts = (self.arch.num_experts_per_tok or 0) + (self.arch.n_shared_experts or 0)
-        moe = self.counts.moe_layers * experts * self.k.moe_expert_floor_s
-        return self.layers * per_layer + moe
+        return self.layers * per_layer + self.counts.moe_layers * self.k.moe_layer_floor_s
 
     def link_kind(self) -> str:
         """The slowest hop of the tensor-parallel group: nvlink, pcie or net."""
