@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from slotwise.engine.check.rules.context import Ctx, engine_cache, memory_memo, workload_key
+from slotwise.engine.check.rules.context import (
+    Ctx,
+    engine_cache,
+    fields_key,
+    memory_memo,
+    workload_key,
+)
 from slotwise.engine.check.rules.network import HGX_MIN_GBPS, PCIE_MIN_GBPS, fast_nic, nic_slots
 from slotwise.engine.check.sizing import Fabric, Sizing, size_servers
 from slotwise.engine.estimate.links import Links
@@ -70,7 +76,7 @@ def build_sizing(
     memo = engine_cache(ctx.catalog).setdefault("sizing_memo", {})
     if wkey is None:
         wkey = workload_key(ctx.catalog, workload)
-    key = (wkey, gpu.sku, count, links, fabric)
+    key = (wkey, gpu.sku, count, fields_key(links), fields_key(fabric))
     hit = memo.get(key)
     if hit is None:
         hit = size_servers(

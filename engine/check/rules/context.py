@@ -120,6 +120,13 @@ def memory_memo(catalog: Catalog) -> MemoryMemo:
     return memo
 
 
+def fields_key(model: Any) -> tuple:
+    """A frozen pydantic model's field values as a plain tuple, for a memo key: equal exactly
+    when the models are (pydantic compares the field dicts), but hashed and compared in C
+    rather than by BaseModel's Python ``__hash__``/``__eq__``."""
+    return tuple(model.__dict__.values())
+
+
 _KEYS_MAX = 256
 
 

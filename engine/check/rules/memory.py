@@ -23,7 +23,7 @@ from __future__ import annotations
 from slotwise.engine.build.edits import SetCount
 from slotwise.engine.check.report import Severity
 from slotwise.engine.check.rules.common import finding
-from slotwise.engine.check.rules.context import Ctx
+from slotwise.engine.check.rules.context import Ctx, engine_cache
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.parts.schema import Cpu, Dimm
 
@@ -84,6 +84,29 @@ def _pick_dimm(ctx: Ctx) -> str | None:
     return min(rdimms, key=preference).sku
 
 
+def _listed_dimms(ctx: Ctx) -> list[Dimm]:
+    """The chassis' validated DIMMs that are in the catalog, in the chassis' order (derived once
+    per chassis index)."""
+    listed = ctx.idx.derived.get("listed_dimms")
+    if listed is None:
+        dimms = ctx.catalog.dimms
+        listed = [dimms[s] for s in ctx.chassis.dimm_skus if s in dimms]
+        ctx.idx.derived["listed_dimms"] = listed
+    return list(listed)
+
+
+def _dimms_like(ctx: Ctx, kind: Dimm) -> list[Dimm]:
+    """The catalog's DIMMs of ``kind``'s type and speed, in catalog order (indexed once per
+    catalog)."""
+    by_kind = engine_cache(ctx.catalog).get("dimms_by_kind")
+    if by_kind is None:
+        by_kind = {}
+        for d in ctx.catalog.dimms.values():
+            by_kind.setdefault((d.type, d.speed_mts), []).append(d)
+        engine_cache(ctx.catalog)["dimms_by_kind"] = by_kind
+    return list(by_kind.get((kind.type, kind.speed_mts), ()))
+
+
 def _sized(
     ctx: Ctx, counts: list[int], want_gb: float, kind: Dimm | None
 ) -> tuple[str, int] | None:
@@ -94,15 +117,11 @@ def _sized(
     when none reaches it, the largest total. None without a candidate or a count."""
     if not counts:
         return None
-    listed = [ctx.catalog.dimms[s] for s in ctx.chassis.dimm_skus if s in ctx.catalog.dimms]
+    listed = _listed_dimms(ctx)
     if listed:
         pool = listed
     elif kind is not None:
-        pool = [
-            d
-            for d in ctx.catalog.dimms.values()
-            if d.type == kind.type and d.speed_mts == kind.speed_mts
-        ]
+        pool = _dimms_like(ctx, kind)
     else:
         cap = ctx.cpu.memory_mts_1dpc if ctx.cpu is not None else None
         rdimms = [d for d in ctx.catalog.dimms.values() if d.type == "DDR5 RDIMM"]

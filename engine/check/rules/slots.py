@@ -8,7 +8,8 @@ sells it for the data centre; the chassis' supported-GPU list and its HGX basebo
 
 from __future__ import annotations
 
-from collections import Counter
+from dataclasses import dataclass
+from operator import itemgetter
 
 from slotwise.engine.build.edits import Move, Place, Remove, SetBaseboard, SetCount
 from slotwise.engine.check.rules.common import finding, plural, slot_list
@@ -77,6 +78,49 @@ def fit_errors(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> tuple[tuple[str, str, s
         memo.clear()
     memo[key] = (slot, part, problems)
     return problems
+
+
+@dataclass(frozen=True, slots=True)
+class _CardFacts:
+    """What :func:`_check_card` reads of one card in one slot that depends only on the two
+    records (the rest depends on the build: CPUs fitted, neighbours, free slots)."""
+
+    problems: tuple[tuple[str, str, str], ...]  # fit_errors
+    covers: str | None  # the neighbour a wide card blocks, when the slot has one
+    narrow: bool  # slots.runs_narrow
+    slow_gen: bool  # slots.runs_slower_gen
+    nic_slot: bool  # slots.purpose: a GPU in a NIC slot
+    unknown: tuple[str, ...]  # slots.unknown_figures items, in the order they are listed
+
+
+def _card_facts(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> _CardFacts:
+    memo = ctx.idx.derived.setdefault("card_facts", {})
+    key = (slot.id, part.sku)
+    hit = memo.get(key)
+    if hit is not None and hit[0] is slot and hit[1] is part:
+        facts: _CardFacts = hit[2]
+        return facts
+    sku = part.sku
+    lanes = part.pcie_lanes
+    unknown = []
+    if lanes is None:
+        unknown.append(f"{sku}: PCIe lanes unknown")
+    if part.width_slots is None:
+        unknown.append(f"{sku}: card width unknown")
+    if (part.length if isinstance(part, Gpu) else part.form) is None:
+        unknown.append(f"{sku}: card length/height unknown")
+    facts = _CardFacts(
+        problems=fit_errors(ctx, slot, part),
+        covers=slot.covers if is_wide(part) and slot.covers else None,
+        narrow=lanes is not None and slot.lanes < lanes <= slot.mechanical,
+        slow_gen=part.pcie_gen is not None and slot.gen < part.pcie_gen,
+        nic_slot=isinstance(part, Gpu) and slot.purpose == "nic",
+        unknown=tuple(unknown),
+    )
+    if len(memo) >= _FIT_MEMO_MAX:
+        memo.clear()
+    memo[key] = (slot, part, facts)
+    return facts
 
 
 def card_fit_problems(slot: Slot, part: Gpu | Nic) -> list[tuple[str, str, str]]:
@@ -346,7 +390,8 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
                 edit=edit,
             )
         )
-    for rule, msg, fix in fit_errors(ctx, slot, part):
+    facts = _card_facts(ctx, slot, part)
+    for rule, msg, fix in facts.problems:
         edit = ()
         if rule in ("slots.sxm_in_pcie", "slots.onboard_nic"):
             edit = (Remove(slot=sid),)
@@ -361,8 +406,8 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
         ctx.add(finding(rule, "error", msg, parts=(sku,), slots=(sid,), fix=fix, edit=edit))
 
     # double-width card covering an occupied neighbour
-    if is_wide(part) and slot.covers and slot.covers in ctx.build.slots:
-        other = slot.covers
+    if facts.covers is not None and facts.covers in ctx.build.slots:
+        other = facts.covers
         other_sku = ctx.build.slots[other]
         other_part = ctx.part_in(other)
         edit = ()
@@ -392,10 +437,10 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
             )
         )
 
-    lanes = part.pcie_lanes
-    if lanes is None:
-        unknown_fig.append(f"{sku}: PCIe lanes unknown")
-    elif slot.lanes < lanes <= slot.mechanical:
+    if facts.unknown:
+        unknown_fig.extend(facts.unknown)
+    if facts.narrow:
+        lanes = part.pcie_lanes
         ctx.add(
             finding(
                 "slots.runs_narrow",
@@ -408,7 +453,7 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
                 edit=_narrow_edit(ctx, sid, part),
             )
         )
-    if part.pcie_gen is not None and slot.gen < part.pcie_gen:
+    if facts.slow_gen:
         ctx.add(
             finding(
                 "slots.runs_slower_gen",
@@ -420,11 +465,7 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> 
                 fix="fine for most uses; a Gen-matched slot gives full host bandwidth",
             )
         )
-    if part.width_slots is None:
-        unknown_fig.append(f"{sku}: card width unknown")
-    if (part.length if isinstance(part, Gpu) else part.form) is None:
-        unknown_fig.append(f"{sku}: card length/height unknown")
-    if isinstance(part, Gpu) and slot.purpose == "nic":
+    if facts.nic_slot:
         ctx.add(
             finding(
                 "slots.purpose",
@@ -465,10 +506,13 @@ def _check_gpu_models(ctx: Ctx) -> None:
         by_model.setdefault(g.sku, []).append(sid)
     for sku, slots in by_model.items():
         g = ctx.catalog.gpus[sku]
-        slots_t = ctx.sort_slots(slots)
         if g.form == "sxm":
             continue  # reported per slot as slots.sxm_in_pcie
-        if ch.gpu_skus and sku not in ch.gpu_skus:
+        listed = not ch.gpu_skus or sku in ch.gpu_skus
+        if listed and g.datacenter:
+            continue
+        slots_t = ctx.sort_slots(slots)
+        if not listed:
             ctx.add(
                 finding(
                     "slots.gpu_not_listed",
@@ -517,8 +561,10 @@ def _check_gpu_models(ctx: Ctx) -> None:
             )
     pcie = {k: v for k, v in by_model.items() if ctx.catalog.gpus[k].form == "pcie"}
     if len(pcie) > 1:
-        counts = Counter({k: len(v) for k, v in pcie.items()})
-        desc = ", ".join(f"{n} x {k}" for k, n in counts.most_common())
+        counts = {k: len(v) for k, v in pcie.items()}
+        # most used first, ties in the order met (as Counter.most_common ranks them)
+        ranked = sorted(counts.items(), key=itemgetter(1), reverse=True)
+        desc = ", ".join(f"{n} x {k}" for k, n in ranked)
         ctx.add(
             finding(
                 "slots.mixed_gpus",
@@ -527,7 +573,7 @@ def _check_gpu_models(ctx: Ctx) -> None:
                 "of the slowest card and NVLink bridges only join identical GPUs",
                 parts=tuple(counts),
                 slots=ctx.sort_slots(s for v in pcie.values() for s in v),
-                fix=f"use one model, e.g. {counts.most_common(1)[0][0]} in every GPU slot",
+                fix=f"use one model, e.g. {ranked[0][0]} in every GPU slot",
             )
         )
     n = ctx.gpu_count()

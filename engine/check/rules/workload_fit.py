@@ -17,6 +17,7 @@ from slotwise.engine.check.rules.common import budget, finding
 from slotwise.engine.check.rules.context import (
     Ctx,
     engine_cache,
+    fields_key,
     is_wide,
     memory_memo,
     workload_key,
@@ -99,7 +100,7 @@ def _run_estimate(ctx: Ctx, gpu: Gpu, count: int, links: Links, wkey: Any) -> Ou
     memoized per (workload, GPU, count, links)."""
     cache = engine_cache(ctx.catalog)
     memo = cache.setdefault("estimate_memo", {})
-    key = (wkey, gpu.sku, count, links)
+    key = (wkey, gpu.sku, count, fields_key(links))
     hit = memo.get(key)
     if hit is not None:
         return hit

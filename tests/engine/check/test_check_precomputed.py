@@ -104,3 +104,51 @@ def test_lanes_root_plan_matches_the_chassis_record():
                     rec.upstream_lanes,
                 )
                 assert r.head == (rec.label or rec.id) + ": "
+
+
+def test_card_facts_match_the_records_for_every_slot_and_card():
+    from slotwise.engine.check.rules.context import is_wide
+    from slotwise.engine.check.rules.slots import _card_facts
+    from slotwise.parts.schema import Gpu
+
+    for catalog in (bundled_catalog(), fixture_catalog()):
+        cards = [*catalog.gpus.values(), *catalog.nics.values()]
+        for ch in catalog.chassis.values():
+            ctx = make_context(Build(chassis=ch.sku), catalog, None)
+            assert ctx is not None
+            for slot in ch.slots:
+                for part in cards:
+                    f = _card_facts(ctx, slot, part)
+                    assert f is _card_facts(ctx, slot, part)  # read back from the memo
+                    lanes = part.pcie_lanes
+                    assert list(f.problems) == card_fit_problems(slot, part)
+                    assert f.covers == (slot.covers if is_wide(part) and slot.covers else None)
+                    assert f.narrow == (lanes is not None and slot.lanes < lanes <= slot.mechanical)
+                    assert f.slow_gen == (part.pcie_gen is not None and slot.gen < part.pcie_gen)
+                    assert f.nic_slot == (isinstance(part, Gpu) and slot.purpose == "nic")
+                    length = part.length if isinstance(part, Gpu) else part.form
+                    want = [
+                        f"{part.sku}: PCIe lanes unknown" if lanes is None else None,
+                        f"{part.sku}: card width unknown" if part.width_slots is None else None,
+                        f"{part.sku}: card length/height unknown" if length is None else None,
+                    ]
+                    assert f.unknown == tuple(w for w in want if w)
+
+
+def test_memory_dimm_indexes_match_the_catalog():
+    from slotwise.engine.check.rules.memory import _dimms_like, _listed_dimms
+
+    for catalog in (bundled_catalog(), fixture_catalog()):
+        for ch in catalog.chassis.values():
+            ctx = make_context(Build(chassis=ch.sku), catalog, None)
+            assert ctx is not None
+            want = [catalog.dimms[s] for s in ch.dimm_skus if s in catalog.dimms]
+            assert _listed_dimms(ctx) == want
+            assert _listed_dimms(ctx) == want  # from the index, not emptied by the caller
+            for kind in catalog.dimms.values():
+                like = [
+                    d
+                    for d in catalog.dimms.values()
+                    if d.type == kind.type and d.speed_mts == kind.speed_mts
+                ]
+                assert _dimms_like(ctx, kind) == like
