@@ -10,6 +10,7 @@ become findings.  A rule family or the estimator that fails internally is an ``e
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import is_not
 from typing import Any
 
 from slotwise.engine.build import Build, DriveFit
@@ -83,7 +84,8 @@ def _in_slot_order(build: Build, idx: ChassisIndex | None) -> Build:
         pos, bays = {}, {}
     n_pos, n_bays = len(pos), len(bays)
     sk: Callable[[str], Any]
-    if pos.keys() >= build.slots.keys() and all(pos.keys() >= {*br.slots} for br in build.bridges):
+    bridged = {s for br in build.bridges for s in br.slots}
+    if pos.keys() >= build.slots.keys() and pos.keys() >= bridged:
         # Every id is the chassis': its place alone orders it (places are unique), read in C.
         sk = pos.__getitem__
     else:
@@ -103,15 +105,13 @@ def _in_slot_order(build: Build, idx: ChassisIndex | None) -> Build:
         fits.append(br)
     bridges = fits
     if len(fits) > 1:
-        bridges = sorted(fits, key=lambda br: ([sk(s) for s in br.slots], br.sku, br.count))
-        bridges_moved = bridges_moved or any(
-            a is not b for a, b in zip(bridges, build.bridges, strict=True)
-        )
+        bridges = sorted(fits, key=lambda br: (list(map(sk, br.slots)), br.sku, br.count))
+        bridges_moved = bridges_moved or any(map(is_not, bridges, build.bridges))
     drives: Sequence[DriveFit] = build.drives
     drives_moved = False
     if len(drives) > 1:
         drives = sorted(drives, key=lambda d: (bays.get(d.bay, n_bays), d.bay, d.sku, d.count))
-        drives_moved = any(a is not b for a, b in zip(drives, build.drives, strict=True))
+        drives_moved = any(map(is_not, drives, build.drives))
     if not (slots_moved or bridges_moved or drives_moved):
         return build
     update: dict[str, object] = {}

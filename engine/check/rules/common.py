@@ -35,7 +35,10 @@ def finding(
             "rule": rule,
             "severity": severity,
             "message": message,
-            "parts": tuple(dict.fromkeys(parts)),
+            # one part or none needs no de-duplication (most findings name one)
+            "parts": parts
+            if type(parts) is tuple and len(parts) < 2
+            else tuple(dict.fromkeys(parts)),
             "slots": tuple(slots),
             "fix": fix,
             "edit": tuple(edit),

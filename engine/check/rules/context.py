@@ -58,6 +58,11 @@ class ChassisIndex:
     fit_memo: dict[tuple[str, str], tuple[Any, Any, tuple[tuple[str, str, str], ...]]] = field(
         default_factory=dict, compare=False
     )
+    # (slot id, part SKU) -> (the slot and part records, the slots rule's facts about that card
+    # in that slot: engine.check.rules.slots._card_facts)
+    card_memo: dict[tuple[str, str], tuple[Any, Any, Any]] = field(
+        default_factory=dict, compare=False
+    )
 
 
 def _build_index(catalog: Catalog, ch: Chassis) -> ChassisIndex:

@@ -94,7 +94,7 @@ class _CardFacts:
 
 
 def _card_facts(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> _CardFacts:
-    memo = ctx.idx.derived.setdefault("card_facts", {})
+    memo = ctx.idx.card_memo
     key = (slot.id, part.sku)
     hit = memo.get(key)
     if hit is not None and hit[0] is slot and hit[1] is part:
@@ -341,10 +341,11 @@ def check(ctx: Ctx) -> None:
             )
             continue
 
+    cpus = ctx.cpu_count
     for sid, part in ctx.gpus.items():
-        _check_card(ctx, sid, part, unknown_fig)
+        _check_card(ctx, sid, part, unknown_fig, cpus)
     for sid, nic in ctx.nics.items():
-        _check_card(ctx, sid, nic, unknown_fig)
+        _check_card(ctx, sid, nic, unknown_fig, cpus)
 
     _check_gpu_models(ctx)
     _check_baseboard(ctx)
@@ -360,11 +361,11 @@ def check(ctx: Ctx) -> None:
         )
 
 
-def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str]) -> None:
+def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str], cpus: int) -> None:
+    """One card in its slot; ``cpus`` is ``ctx.cpu_count``."""
     slot = ctx.idx.slot[sid]
     sku = part.sku
     need_socket = ctx.idx.socket_of_slot.get(sid, 1)
-    cpus = ctx.cpu_count
     if cpus and need_socket > cpus:
         edit: tuple = ()
         cands = [ctx.cpu] + [
