@@ -27,6 +27,7 @@ from slotwise.engine.estimate.compute import flops_per_token  # noqa: E402
 from slotwise.engine.estimate.links import default_links  # noqa: E402
 from slotwise.engine.model.params import count_params  # noqa: E402
 from slotwise.engine.workload import Workload  # noqa: E402
+from slotwise.engine.workload.trainers import resolve_trainer  # noqa: E402
 from tests.evidence import perf_cases  # noqa: E402
 
 #: Not fitted: LAYER_OVERHEAD_FINETUNE_S and QLORA_DEQUANT_BYTES.  The fitting sources are
@@ -52,7 +53,9 @@ def prepared():
     for case in perf_cases.fitting():
         gpu = perf_cases.case_gpu(case)
         arch = perf_cases.ARCHS[case.arch]
-        wl = Workload(**case.workload)
+        # the workload as estimate() times it: its trainer profile resolved (perf_accuracy
+        # scores the cases through estimate(), so the fit must see the same workload)
+        wl = resolve_trainer(Workload(**case.workload), case.gpus)
         counts = count_params(arch)
         flops = flops_per_token(arch, wl, counts)
         tp, dp, parallel, _ = layout(wl, case.gpus, arch=arch, gpus_per_server=case.gpus_per_server)

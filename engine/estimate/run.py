@@ -31,6 +31,7 @@ from slotwise.engine.estimate.result import Assumptions, Estimate
 from slotwise.engine.estimate.serving import DEFAULTS as SERVING_DEFAULTS
 from slotwise.engine.estimate.serving import make_replica, serving_estimate
 from slotwise.engine.estimate.serving_constants import SERVING_MBU, SERVING_MFU
+from slotwise.engine.estimate.throughput import tp_overlap
 from slotwise.engine.estimate.timing import TrainTiming, train_timing
 from slotwise.engine.model.params import count_params
 from slotwise.engine.workload import Workload
@@ -181,6 +182,7 @@ def estimate(
             mfu_basis=basis,
             precision=workload.precision,
             precision_note=served_note,
+            tp_overlap=tp_overlap(workload),
             interconnect=(links.describe(math.ceil(used / gpus_per_server)) if used > 1 else None),
         ),
     )

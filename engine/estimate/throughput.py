@@ -117,8 +117,9 @@ SCALE_LOSS = 0.0
 #: Share of data-parallel / FSDP traffic hidden behind compute (PyTorch DDP gradient buckets,
 #: FSDP prefetch, Megatron --overlap-grad-reduce / --overlap-param-gather); the rest is exposed.
 DP_OVERLAP = 0.9
-#: Share of tensor-parallel all-reduce time hidden behind compute (Megatron/NeMo overlap TP
-#: communication with GEMMs; plain PyTorch TP does not).  Assumed half.
+#: Share of tensor-parallel all-reduce time hidden behind compute when the trainer profile does
+#: not say (Megatron/NeMo overlap TP communication with GEMMs; plain PyTorch TP does not, and
+#: the torchtitan profile says 0).  Assumed half.
 TP_OVERLAP = 0.5
 #: Share of the (PaLM-convention, full-square) attention FLOPs a causal kernel computes.
 CAUSAL_ATTENTION_SHARE = 0.5
@@ -248,6 +249,13 @@ def fp8_cast_bytes(arch: ModelPreset, frozen: bool = False) -> float:
     return FP8_CAST_BYTES * (d.o_dim + grads) + FP8_TRANSPOSE_BYTES * fused_inputs
 
 
+def tp_overlap(workload: Workload) -> float:
+    """Share of the tensor-parallel all-reduces hidden behind compute: the trainer profile's
+    (engine/workload/trainers.toml ``tp_overlap``; 0 for PyTorch's vanilla TP), else
+    ``TP_OVERLAP``."""
+    return TP_OVERLAP if workload.tp_overlap is None else workload.tp_overlap
+
+
 def _trainable(arch: ModelPreset, workload: Workload, counts: ParamCounts) -> float:
     if workload.method in ("lora", "qlora"):
         return float(lora_params(arch, workload.lora_targets, workload.lora_rank))
@@ -338,7 +346,7 @@ def step_time(
         one = allreduce_seconds(
             act, group=tp, per_server=per_server, per_island=per_island, links=links
         )
-        t_tp = n_ar * layers * one * (1.0 - TP_OVERLAP)
+        t_tp = n_ar * layers * one * (1.0 - tp_overlap(workload))
 
     overhead_layer = LAYER_OVERHEAD_PRETRAIN_S
     if workload.method in ("lora", "qlora", "full"):

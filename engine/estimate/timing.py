@@ -14,7 +14,13 @@ from slotwise.engine.estimate.compute import Flops, six_nd_seconds
 from slotwise.engine.estimate.constants import DEFAULT_MFU, MAX_GPUS
 from slotwise.engine.estimate.fit import layout
 from slotwise.engine.estimate.links import Links
-from slotwise.engine.estimate.throughput import DP_OVERLAP, StepTime, long_step_mfu, step_time
+from slotwise.engine.estimate.throughput import (
+    DP_OVERLAP,
+    StepTime,
+    long_step_mfu,
+    step_time,
+    tp_overlap,
+)
 from slotwise.engine.inputs import ref
 from slotwise.engine.model.params import ParamCounts
 from slotwise.engine.workload import Workload
@@ -103,7 +109,9 @@ def train_timing(
         )
         notes.append(
             f"step {st.total_s:.3g} s = compute {st.compute_s:.3g} + memory-bound "
-            f"{st.memory_s:.3g} + tensor-parallel comm {st.tp_comm_s:.3g} + exposed "
+            f"{st.memory_s:.3g} + tensor-parallel comm {st.tp_comm_s:.3g}"
+            + (f" (the exposed {1 - tp_overlap(workload):.0%} of it)" if st.tp_comm_s else "")
+            + " + exposed "
             f"data-parallel comm {st.dp_exposed_s:.3g} (of {st.dp_comm_s:.3g}, "
             f"{DP_OVERLAP:.0%} overlapped) + fixed/launch {st.overhead_s:.3g}"
             + (f" + NF4 dequant {st.dequant_s:.3g}" if st.dequant_s else "")

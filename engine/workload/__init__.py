@@ -38,6 +38,7 @@ from slotwise.parts.bounds import (
     LoraRank,
     MicroBatch,
     PlanningMargin,
+    Share,
     TargetDays,
     TargetSeconds,
     TensorParallel,
@@ -251,6 +252,11 @@ class Workload(BaseModel):
     # (engine/estimate/activations.py ``eager_attention_bytes``).  Training only: the inference
     # working set models no attention temporaries.  None = "fused".
     attention: Attention | None = None
+    # Share of the tensor-parallel collectives' time hidden behind the GEMMs in training (a
+    # trainer internal, set by the profile; engine/estimate/throughput.py): 0 = exposed, as
+    # PyTorch's vanilla (DTensor) TP runs them between the matmuls; the generic profile keeps
+    # the time model's half.  None = the profile's.
+    tp_overlap: Share | None = None
     serving_engine: ServingEngine | None = None
     # The KV cache's dtype (engine.estimate.serving.kv_cache_dtype).  None / "auto" = FP8
     # where an optimised engine serves FP8 weights (TensorRT-LLM's FP8 recipe), else the

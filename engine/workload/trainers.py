@@ -33,6 +33,7 @@ from slotwise.engine.workload.kinds import (
     Nf4Backend,
     parse_count,
 )
+from slotwise.parts.bounds import Share
 
 if TYPE_CHECKING:
     from slotwise.engine.workload import Workload
@@ -91,6 +92,10 @@ class TrainerProfile(BaseModel):
     #: fp32 softmax materialised and saved: transformers < 4.36's default for Llama-family
     #: models; engine/estimate/activations.py ``eager_attention_bytes``).
     attention: Attention
+    #: Share of the tensor-parallel collectives hidden behind compute in training
+    #: (engine/estimate/throughput.py): 0 for PyTorch's vanilla TP, whose all-gather /
+    #: reduce-scatter run between the matmuls.
+    tp_overlap: Share
 
 
 PROFILE_FIELDS: tuple[str, ...] = tuple(TrainerProfile.model_fields)

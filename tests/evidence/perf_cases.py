@@ -354,6 +354,25 @@ MOSAICML: tuple[PerfCase, ...] = (
 _TT = "torchtitan Llama 3.1 {m}, {g} x H100, {par}, local batch {mb}, seq {seq}, {tech}"
 
 
+#: The trainer (and era) each torchtitan source ran: the Dec 2024 benchmark at commit 9dec370,
+#: the June 2025 ones (async TP, Trainy) on current torchtitan.
+_TT_TRAINER = {
+    "torchtitan": "torchtitan@2024-12",
+    "torchtitan-asynctp": "torchtitan",
+    "trainy": "torchtitan",
+}
+
+
+def _tt_checkpoint_mode(tech: str) -> dict[str, str]:
+    """The recompute the row states ("full AC", "selective AC", "per-op SAC"); none stated:
+    the profile's."""
+    if "full AC" in tech:
+        return {"checkpoint_mode": "full"}
+    if "selective AC" in tech or "SAC" in tech:
+        return {"checkpoint_mode": "selective"}
+    return {}
+
+
 def _tt(src: str, m: str, g: int, mb: int, seq: int, prec: str, tps: float, tp: int = 1,
         tech: str = "", par: str = "FSDP", gpu: str = "h100-gt") -> PerfCase:  # fmt: skip
     return PerfCase(
@@ -374,6 +393,8 @@ def _tt(src: str, m: str, g: int, mb: int, seq: int, prec: str, tps: float, tp: 
             tp=tp,
             parallel="zero3",
             grad_checkpointing=True,
+            trainer=_TT_TRAINER[src],
+            **_tt_checkpoint_mode(tech),
         ),
         nic_gbps_per_gpu=400.0,
     )
@@ -533,6 +554,7 @@ def _qwen(m: str, method: str, gpus: int, s_per_it: tuple[float, ...], label: st
             micro_batch=1,
             grad_accum=8,
             grad_checkpointing=True,
+            trainer="qwen-v1",
         )
         if method in ("lora", "qlora"):
             wl.update(lora_rank=64, lora_targets=("q", "k", "v", "o", "gate", "up", "down"))
@@ -586,7 +608,7 @@ def _tune(m: str, method: str, gpu: str, gpus: int, total_tps: float, **extra: A
         seq_len=2048,
         micro_batch=2,
         grad_checkpointing=True,
-        master_weights=False,
+        trainer="torchtune",  # its profile: bf16 weights and optimizer state, no fp32 master
     )
     if method in ("lora", "qlora"):
         wl.update(lora_rank=8 if m == "8b" else 16, lora_targets=_TUNE_TARGETS)
