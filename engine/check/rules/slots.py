@@ -91,6 +91,7 @@ class _CardFacts:
     slow_gen: bool  # slots.runs_slower_gen
     nic_slot: bool  # slots.purpose: a GPU in a NIC slot
     unknown: tuple[str, ...]  # slots.unknown_figures items, in the order they are listed
+    quiet: bool  # none of the above: only the CPU socket is left to check
 
 
 def _card_facts(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> _CardFacts:
@@ -109,13 +110,19 @@ def _card_facts(ctx: Ctx, slot: Slot, part: Gpu | Nic) -> _CardFacts:
         unknown.append(f"{sku}: card width unknown")
     if (part.length if isinstance(part, Gpu) else part.form) is None:
         unknown.append(f"{sku}: card length/height unknown")
+    problems = fit_errors(ctx, slot, part)
+    covers = slot.covers if is_wide(part) and slot.covers else None
+    narrow = lanes is not None and slot.lanes < lanes <= slot.mechanical
+    slow_gen = part.pcie_gen is not None and slot.gen < part.pcie_gen
+    nic_slot = isinstance(part, Gpu) and slot.purpose == "nic"
     facts = _CardFacts(
-        problems=fit_errors(ctx, slot, part),
-        covers=slot.covers if is_wide(part) and slot.covers else None,
-        narrow=lanes is not None and slot.lanes < lanes <= slot.mechanical,
-        slow_gen=part.pcie_gen is not None and slot.gen < part.pcie_gen,
-        nic_slot=isinstance(part, Gpu) and slot.purpose == "nic",
+        problems=problems,
+        covers=covers,
+        narrow=narrow,
+        slow_gen=slow_gen,
+        nic_slot=nic_slot,
         unknown=tuple(unknown),
+        quiet=not (problems or covers or narrow or slow_gen or nic_slot or unknown),
     )
     if len(memo) >= _FIT_MEMO_MAX:
         memo.clear()
@@ -363,9 +370,17 @@ def check(ctx: Ctx) -> None:
 
 def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str], cpus: int) -> None:
     """One card in its slot; ``cpus`` is ``ctx.cpu_count``."""
-    slot = ctx.idx.slot[sid]
+    idx = ctx.idx
+    slot = idx.slot[sid]
+    hit = idx.card_memo.get((sid, part.sku))  # _card_facts' memo, read inline: once per card
+    if hit is not None and hit[0] is slot and hit[1] is part:
+        facts: _CardFacts = hit[2]
+    else:
+        facts = _card_facts(ctx, slot, part)
+    need_socket = idx.socket_of_slot.get(sid, 1)
+    if facts.quiet and not (cpus and need_socket > cpus):
+        return  # the usual card: nothing about it to report
     sku = part.sku
-    need_socket = ctx.idx.socket_of_slot.get(sid, 1)
     if cpus and need_socket > cpus:
         edit: tuple = ()
         cands = [ctx.cpu] + [
@@ -391,7 +406,6 @@ def _check_card(ctx: Ctx, sid: str, part: Gpu | Nic, unknown_fig: list[str], cpu
                 edit=edit,
             )
         )
-    facts = _card_facts(ctx, slot, part)
     for rule, msg, fix in facts.problems:
         edit = ()
         if rule in ("slots.sxm_in_pcie", "slots.onboard_nic"):

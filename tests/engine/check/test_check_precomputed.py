@@ -133,6 +133,11 @@ def test_card_facts_match_the_records_for_every_slot_and_card():
                         f"{part.sku}: card length/height unknown" if length is None else None,
                     ]
                     assert f.unknown == tuple(w for w in want if w)
+                    assert f.quiet == (
+                        not f.problems
+                        and f.covers is None
+                        and not (f.narrow or f.slow_gen or f.nic_slot or f.unknown)
+                    )
 
 
 def test_memory_dimm_indexes_match_the_catalog():
