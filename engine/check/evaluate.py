@@ -116,7 +116,7 @@ def _in_slot_order(build: Build, idx: ChassisIndex | None) -> Build:
         return build
     update: dict[str, object] = {}
     if slots_moved:
-        update["slots"] = {sid: build.slots[sid] for sid in order}
+        update["slots"] = dict(zip(order, map(build.slots.__getitem__, order), strict=True))
     if bridges_moved:
         update["bridges"] = tuple(bridges)
     if drives_moved:

@@ -206,6 +206,17 @@ class Ctx:
             n += self.baseboard.gpu_count
         return n
 
+    def gpu_slots_by_sku(self) -> dict[str, list[str]]:
+        """GPU SKU -> the slots holding it, both in the build's slot order: derived once per call
+        for the rules that group the cards by model (read it, never change it)."""
+        by = self.memo.get("gpu_slots_by_sku")
+        if by is None:
+            by = {}
+            for sid, g in self.gpus.items():
+                by.setdefault(g.sku, []).append(sid)
+            self.memo["gpu_slots_by_sku"] = by
+        return by
+
     def all_gpus(self) -> list[Gpu]:
         out = list(self.gpus.values())
         if self.baseboard is not None and self.baseboard_gpu is not None:

@@ -99,9 +99,7 @@ def check(ctx: Ctx) -> None:
 
     air_cooled = ch.cooling == "air" or (ch.cooling == "air_or_liquid" and site_air)
     limit = ch.max_gpu_tdp_air_w
-    by_sku: dict[str, list[str]] = {}
-    for sid, g in ctx.gpus.items():
-        by_sku.setdefault(g.sku, []).append(sid)
+    by_sku = ctx.gpu_slots_by_sku()
     gpus = {s: ctx.catalog.gpus[s] for s in by_sku}
     if ctx.baseboard_gpu is not None:
         gpus.setdefault(ctx.baseboard_gpu.sku, ctx.baseboard_gpu)

@@ -168,7 +168,9 @@ def check(ctx: Ctx) -> None:
             overs.append((rid, u, avail))
         uplink = r.upstream
         if r.kind == "switch" and uplink:
-            down = downstream[rid] + sum([used[c] for c in r.children])
+            down = downstream[rid]
+            if r.children:
+                down += sum([used[c] for c in r.children])
             ratio = down / uplink
             own_nics = sum([use[s] for s in r.nic_slots if s in nics])
             host_bound = (down - own_nics) / uplink

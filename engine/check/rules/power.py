@@ -126,12 +126,9 @@ def _draw_detail(ctx: Ctx) -> DrawDetail:
         if method:
             derived.append((label, float(w), method))
 
-    gpu_n: dict[str, int] = {}
-    for g in ctx.gpus.values():
-        sku = g.sku
-        gpu_n[sku] = gpu_n.get(sku, 0) + 1
     gpus = ctx.catalog.gpus
-    for sku, cnt in gpu_n.items():
+    for sku, slots in ctx.gpu_slots_by_sku().items():
+        cnt = len(slots)
         tdp = gpus[sku].tdp_w
         if tdp is None:
             unknown.append(f"{cnt} x {sku} (TDP unknown)")

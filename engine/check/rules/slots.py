@@ -516,9 +516,7 @@ def _narrow_fix(ctx: Ctx, sid: str, part) -> str:
 
 def _check_gpu_models(ctx: Ctx) -> None:
     ch = ctx.chassis
-    by_model: dict[str, list[str]] = {}
-    for sid, g in ctx.gpus.items():
-        by_model.setdefault(g.sku, []).append(sid)
+    by_model = ctx.gpu_slots_by_sku()
     for sku, slots in by_model.items():
         g = ctx.catalog.gpus[sku]
         if g.form == "sxm":

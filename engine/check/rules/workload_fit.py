@@ -69,8 +69,7 @@ def build_links_of(ctx: Ctx, gpu: Gpu, count: int, nic_gbps_total: float | None 
     the build shared by its GPUs (engine.estimate.links)."""
     groups: list[tuple[int, float | None]] = []
     gpus = ctx.gpus
-    sku = gpu.sku
-    gpu_slots = [sid for sid, g in gpus.items() if g.sku == sku]
+    gpu_slots = ctx.gpu_slots_by_sku().get(gpu.sku, ())
     if ctx.build.bridges:
         bridges = ctx.catalog.bridges
         for bf in ctx.build.bridges:
@@ -158,10 +157,11 @@ def _main_gpu(ctx: Ctx) -> tuple[Gpu | None, int]:
     # GPUs, the larger-memory model on a tie.
     counts: dict[str, int] = {}
     models: dict[str, Gpu] = {}
-    for g in ctx.gpus.values():
+    gpus = ctx.gpus
+    for sku, slots in ctx.gpu_slots_by_sku().items():
+        g = gpus[slots[-1]]
         if g.form == "pcie":
-            sku = g.sku
-            counts[sku] = counts.get(sku, 0) + 1
+            counts[sku] = len(slots)
             models[sku] = g
     if not counts:
         return None, 0

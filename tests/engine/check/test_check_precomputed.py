@@ -157,3 +157,15 @@ def test_memory_dimm_indexes_match_the_catalog():
                     if d.type == kind.type and d.speed_mts == kind.speed_mts
                 ]
                 assert _dimms_like(ctx, kind) == like
+
+
+def test_gpu_slots_by_sku_groups_the_cards_in_slot_order():
+    catalog = bundled_catalog()
+    slots = {"3": "NVIDIA-L4-24GB", "1": "NVIDIA-H200-NVL-141GB", "9": "NVIDIA-L4-24GB"}
+    slots |= {"2": "NVIDIA-H200-NVL-141GB", "13": "NVIDIA-CX7-400G-1P-OSFP"}
+    ctx = make_context(Build(chassis="SYS-521GE-TNRT", slots=slots), catalog, None)
+    assert ctx is not None
+    by = ctx.gpu_slots_by_sku()
+    assert by == {"NVIDIA-L4-24GB": ["3", "9"], "NVIDIA-H200-NVL-141GB": ["1", "2"]}
+    assert list(by) == ["NVIDIA-L4-24GB", "NVIDIA-H200-NVL-141GB"]  # first met first
+    assert ctx.gpu_slots_by_sku() is by  # once per call
