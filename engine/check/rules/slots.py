@@ -299,9 +299,12 @@ def check(ctx: Ctx) -> None:
     unknown_fig: list[str] = []
 
     gpus, nics = ctx.gpus, ctx.nics
-    for sid, sku in b.slots.items():
+    # Slots make_context resolved hold a GPU or NIC record in one of the chassis' slots: only
+    # the others can be wrong here (none when every slot was resolved).
+    unresolved = () if len(gpus) + len(nics) == len(b.slots) else b.slots.items()
+    for sid, sku in unresolved:
         if sid in gpus or sid in nics:
-            continue  # a GPU or NIC record in one of the chassis' slots (make_context)
+            continue
         slot = idx.slot.get(sid)
         if slot is None:
             known = ", ".join(s.id for s in ch.slots) or "none"
