@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from slotwise.engine.build.edits import SetCount
 from slotwise.engine.check.rules.common import finding, plural
 from slotwise.engine.check.rules.context import Ctx
@@ -56,7 +58,7 @@ def _rdimm_for(ctx: Ctx, mrdimm: Dimm, cpu: Cpu) -> str | None:
     return min(rdimms, key=preference).sku if rdimms else None
 
 
-def swap_cpu(ctx: Ctx, listed: list[str]) -> tuple[str, tuple[SetCount, ...]]:
+def swap_cpu(ctx: Ctx, listed: Sequence[str]) -> tuple[str, tuple[SetCount, ...]]:
     """(fix text, edit) for swapping to a listed CPU: the first listed CPU that runs the fitted
     DIMM; when none runs it (an MRDIMM on a platform of 4th/5th Gen Xeons), the first listed CPU
     and DDR5 RDIMMs in the MRDIMMs' place, so that the swap never trades a CPU error for a
@@ -79,7 +81,11 @@ def swap_cpu(ctx: Ctx, listed: list[str]) -> tuple[str, tuple[SetCount, ...]]:
 def check(ctx: Ctx) -> None:
     b = ctx.build
     ch = ctx.chassis
-    listed = [s for s in ch.cpu_skus if s in ctx.catalog.cpus]
+    listed = ctx.idx.derived.get("listed_cpus")
+    if listed is None:  # the chassis' CPUs that are in the catalog, once per chassis index
+        listed = ctx.idx.derived["listed_cpus"] = tuple(
+            s for s in ch.cpu_skus if s in ctx.catalog.cpus
+        )
     default = b.cpu if b.cpu in ctx.catalog.cpus else (listed[0] if listed else None)
     if b.cpu is None or b.cpu_count == 0:
         ctx.add(

@@ -210,12 +210,17 @@ def _time_parts(est: Estimate, hours: float) -> tuple[tuple[str, float], ...]:
     bd = est.time_breakdown
     if not bd:
         return ()
-    shares = [(name, bd.get(key, 0.0)) for name, key in _TIME_PARTS]
-    raw = sum([v for _, v in shares])
+    shares = [bd.get(key, 0.0) for _, key in _TIME_PARTS]
+    raw = sum(shares)
     if raw <= 0:
         return ()
-    parts = [(name, hours * v / raw) for name, v in shares]
-    return tuple((name, h) for name, h in parts if h >= 0.01 * hours)
+    floor = 0.01 * hours
+    out = []
+    for (name, _), v in zip(_TIME_PARTS, shares, strict=True):
+        h = hours * v / raw
+        if h >= floor:
+            out.append((name, h))
+    return tuple(out)
 
 
 def check(ctx: Ctx) -> None:
