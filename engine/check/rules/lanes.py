@@ -25,6 +25,7 @@ from slotwise.engine.check.rules.common import budget, finding
 from slotwise.engine.check.rules.context import Ctx
 from slotwise.engine.check.rules.family import RuleFamily
 from slotwise.engine.check.rules.slots import find_destination
+from slotwise.parts.schema import Gpu, Nic
 
 #: The rule ids this family emits (stable: the CLI's JSON, saved reports and the UI key on them)
 #: and what each checks.
@@ -68,7 +69,8 @@ class _Root:
     upstream: int | None
     head: str  # "<label or id>: ", the start of its budget's detail
     budget_name: str
-    slots: tuple[tuple[str, str], ...]  # (slot id, "slot <label> x") of the slots on it
+    # (slot id, "slot <label> x", its electrical lanes) of the slots on it
+    slots: tuple[tuple[str, str, int], ...]
     uplinks: tuple[tuple[int, str], ...]  # (lanes, words) of the switch uplinks below it
     children: tuple[str, ...]
     nic_slots: tuple[str, ...]  # its slots meant for a NIC (``purpose = "nic"``)
@@ -98,7 +100,7 @@ def _roots(ctx: Ctx) -> tuple[_Root, ...]:
                     upstream=root.upstream_lanes,
                     head=(root.label or rid) + ": ",
                     budget_name=f"lanes:{rid}",
-                    slots=tuple((s, f"slot {idx.slot[s].label} x") for s in on),
+                    slots=tuple((s, f"slot {idx.slot[s].label} x", idx.slot[s].lanes) for s in on),
                     uplinks=tuple(uplinks),
                     children=children,
                     nic_slots=tuple(s for s in on if idx.slot[s].purpose == "nic"),
@@ -111,19 +113,25 @@ def _roots(ctx: Ctx) -> tuple[_Root, ...]:
 def check(ctx: Ctx) -> None:
     idx = ctx.idx
     occupied = ctx.build.slots
-    use = card_lanes(ctx)
+    gpus, nics = ctx.gpus, ctx.nics
     roots = _roots(ctx)
+    use: dict[str, int] = {}  # card_lanes for the cards on the roots, made in the same pass
     used: dict[str, int] = {}
     detail: dict[str, list[str]] = {}
     downstream: dict[str, int] = {}
     for r in roots:
         n = 0
         items: list[str] = []
-        for sid, words in r.slots:
-            u = use.get(sid)
-            if u is not None:
-                n += u
-                items.append(f"{words}{u}")
+        for sid, words, lanes in r.slots:
+            part: Gpu | Nic | None = gpus.get(sid)
+            if part is None:
+                part = nics.get(sid)
+                if part is None:
+                    continue
+            need = part.pcie_lanes
+            u = use[sid] = lanes if need is None or need > lanes else need
+            n += u
+            items.append(f"{words}{u}")
         downstream[r.id] = n
         for up, words in r.uplinks:
             n += up
@@ -139,7 +147,6 @@ def check(ctx: Ctx) -> None:
     sockets = max(ctx.cpu_count, 1)
     cpu = ctx.cpu
     cpu_lanes = cpu.pcie_lanes if cpu is not None else None
-    nics = ctx.nics
     for r in roots:
         if r.socket > sockets:
             continue  # the socket is empty: slots.needs_cpu reports cards there
@@ -180,7 +187,7 @@ def check(ctx: Ctx) -> None:
                 gpudirect.append((rid, down, uplink, ratio))
             elif ratio > OVERSUB_WARN:
                 sev: Severity = "warning"
-                here = [s for s, _ in r.slots if s in occupied]
+                here = [s for s, _, _ in r.slots if s in occupied]
                 ctx.add(
                     finding(
                         "lanes.switch_oversubscribed",

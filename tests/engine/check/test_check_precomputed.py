@@ -88,8 +88,9 @@ def test_lanes_root_plan_matches_the_chassis_record():
             for r in plan:
                 rec = by_id[r.id]
                 on = [s.id for s in ch.slots if s.root == r.id]
-                assert [s for s, _ in r.slots] == on
-                assert [w for _, w in r.slots] == [f"slot {slots[s].label} x" for s in on]
+                assert [s for s, _, _ in r.slots] == on
+                assert [w for _, w, _ in r.slots] == [f"slot {slots[s].label} x" for s in on]
+                assert [n for _, _, n in r.slots] == [slots[s].lanes for s in on]
                 kids = [c.id for c in ch.roots if c.parent == r.id]
                 assert list(r.children) == kids
                 ups = [(by_id[c].upstream_lanes, c) for c in kids]
