@@ -213,7 +213,11 @@ class Ctx:
         if by is None:
             by = {}
             for sid, g in self.gpus.items():
-                by.setdefault(g.sku, []).append(sid)
+                slots = by.get(g.sku)
+                if slots is None:
+                    by[g.sku] = [sid]
+                else:
+                    slots.append(sid)
             self.memo["gpu_slots_by_sku"] = by
         return by
 

@@ -83,7 +83,8 @@ def check(ctx: Ctx) -> None:
                 fix="remove it and add a bridge made for these GPUs",
             )
             continue
-        missing = [s for s in bf.slots if s not in idx.slot]
+        on = {*bf.slots}
+        missing = [] if idx.slot.keys() >= on else [s for s in bf.slots if s not in idx.slot]
         if missing:
             _remove_error(
                 ctx,
@@ -94,7 +95,7 @@ def check(ctx: Ctx) -> None:
                 fix="remove the bridge",
             )
             continue
-        overlap = [s for s in bf.slots if s in bridged]
+        overlap = [] if bridged.isdisjoint(on) else [s for s in bf.slots if s in bridged]
         if overlap:
             _remove_error(
                 ctx,
@@ -117,7 +118,7 @@ def check(ctx: Ctx) -> None:
                 fix=f"remove it; a {br.ways}-way bridge joins {br.ways} GPUs",
             )
             continue
-        empty = [s for s in group if s not in ctx.gpus]
+        empty = [] if ctx.gpus.keys() >= on else [s for s in group if s not in ctx.gpus]
         if empty:
             _remove_error(
                 ctx,

@@ -352,10 +352,21 @@ def check(ctx: Ctx) -> None:
             continue
 
     cpus = ctx.cpu_count
-    for sid, part in ctx.gpus.items():
-        _check_card(ctx, sid, part, unknown_fig, cpus)
-    for sid, nic in ctx.nics.items():
-        _check_card(ctx, sid, nic, unknown_fig, cpus)
+    memo, slot_of, socket_of = idx.card_memo, idx.slot, idx.socket_of_slot
+    cards: dict[str, Gpu] | dict[str, Nic]
+    for cards in (gpus, nics):
+        for sid, part in cards.items():
+            # the usual card, read here from _card_facts' memo: nothing about it to report
+            hit = memo.get((sid, part.sku))
+            if (
+                hit is not None
+                and hit[0] is slot_of[sid]
+                and hit[1] is part
+                and hit[2].quiet
+                and not (cpus and socket_of.get(sid, 1) > cpus)
+            ):
+                continue
+            _check_card(ctx, sid, part, unknown_fig, cpus)
 
     _check_gpu_models(ctx)
     _check_baseboard(ctx)
