@@ -46,6 +46,7 @@ class ChassisIndex:
     covered_by: dict[str, tuple[str, ...]]  # slot -> slots whose double-width card covers it
     socket_of_slot: dict[str, int]  # the CPU socket a slot needs (root socket, requires_socket)
     switch_slots: frozenset[str]  # slots whose root is a PCIe switch
+    root_of_slot: dict[str, str]  # slot id -> the id of the root it hangs off
     # NICs built into the chassis, one entry per device (parts.catalog.onboard_nics)
     onboard_nics: tuple[tuple[str | None, Nic], ...]
     nvlink_groups: frozenset[frozenset[str]]
@@ -101,6 +102,7 @@ def _build_index(catalog: Catalog, ch: Chassis) -> ChassisIndex:
         switch_slots=frozenset(
             s.id for s in ch.slots if (r := root.get(s.root)) is not None and r.kind == "switch"
         ),
+        root_of_slot={s.id: s.root for s in ch.slots},
         onboard_nics=onboard_nics(catalog, ch),
         nvlink_groups=frozenset(frozenset(g) for g in ch.nvlink_groups),
         groups_by_size={k: tuple(v) for k, v in by_size.items()},

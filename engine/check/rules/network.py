@@ -92,13 +92,12 @@ def _lonely_gpu_roots(ctx: Ctx, fast_slots, min_gbps: int) -> tuple[list[str], l
     """(GPU slots, their switch roots) for GPUs under a switch without a fast NIC (fitted in a
     slot of that switch, or built in on it)."""
     idx = ctx.idx
-    nic_roots = {idx.slot[s].root for s in fast_slots}
+    root_of = idx.root_of_slot
+    nic_roots = {root_of[s] for s in fast_slots}
     nic_roots |= {r for r, n in ctx.onboard_nics if r is not None and n.port_gbps >= min_gbps}
     under_switch = idx.switch_slots
-    lonely = [
-        sid for sid in ctx.gpus if sid in under_switch and idx.slot[sid].root not in nic_roots
-    ]
-    roots = list(dict.fromkeys(idx.slot[s].root for s in ctx.sort_slots(lonely)))
+    lonely = [sid for sid in ctx.gpus if sid in under_switch and root_of[sid] not in nic_roots]
+    roots = list(dict.fromkeys(map(root_of.__getitem__, ctx.sort_slots(lonely))))
     return lonely, roots
 
 

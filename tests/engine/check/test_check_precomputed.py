@@ -71,6 +71,7 @@ def test_chassis_index_switch_slots_and_onboard_nics_match_the_records():
             roots = {r.id: r for r in ch.roots}
             want = {s.id for s in ch.slots if s.root in roots and roots[s.root].kind == "switch"}
             assert idx.switch_slots == want
+            assert idx.root_of_slot == {s.id: s.root for s in ch.slots}
             assert idx.onboard_nics == onboard_nics(catalog, ch)
 
 
