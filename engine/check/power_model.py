@@ -31,6 +31,7 @@ Typical draw (stated assumptions, not measurements)
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # (load fraction, efficiency) points, 80 PLUS "230 V internal redundant" minimums (module doc).
 EFFICIENCY_CURVES: dict[str, tuple[tuple[float, float], ...]] = {
@@ -58,6 +59,10 @@ TYPICAL_NOTE = (
     "typical = GPUs at {pct:.0%} of TDP ({mode}), CPUs at 50% of TDP, other parts at their "
     "rated figure (stated assumption, not a measurement)"
 )
+#: TYPICAL_NOTE worded for each mode once (the power rule states it on every evaluate()).
+TYPICAL_BASIS: dict[str, str] = {
+    mode: TYPICAL_NOTE.format(pct=util, mode=mode) for mode, util in TYPICAL_GPU_UTILISATION.items()
+}
 
 
 # Compiled once (the power rule reads them on every evaluate()).
@@ -65,6 +70,7 @@ _CLASS_PATTERNS = {name: re.compile(name, re.IGNORECASE) for name in EFFICIENCY_
 _SCHEME = re.compile(r"\s*(\d+)\s*\+\s*(\d+)\s*")
 
 
+@lru_cache(maxsize=256)
 def efficiency_class(text: str | None) -> str | None:
     """'80 PLUS Titanium (96%)' -> 'titanium'; None when the text names no known class."""
     if not text:
