@@ -175,6 +175,8 @@ def evaluate(build: Build, catalog: Catalog, workload: Workload | None = None) -
         findings=sort_findings(ctx.findings),
         budgets=tuple(ctx.budgets),
         estimate=ctx.estimate,
-        verdict=verdict(ctx.estimate, wl, ctx.sizing) if ctx.estimate is not None else None,
+        verdict=verdict(ctx.estimate, wl, ctx.sizing, target=ctx.memo.get("target_check"))
+        if ctx.estimate is not None
+        else None,
         power=ctx.power_figures,
     )

@@ -273,7 +273,15 @@ def headline(v: Verdict) -> str:
     return " · ".join(texts)
 
 
-def verdict(est: Estimate, workload: Workload | None, sizing: Sizing | None = None) -> Verdict:
+def verdict(
+    est: Estimate,
+    workload: Workload | None,
+    sizing: Sizing | None = None,
+    *,
+    target: TargetCheck | None = None,
+) -> Verdict:
+    """What ``est`` means for the build; ``target`` is ``target_check(workload,
+    est.train_hours)`` when the caller already has it (None: worked out here)."""
     return Verdict(
         fits=est.fits,
         gpu=est.gpu,
@@ -283,7 +291,7 @@ def verdict(est: Estimate, workload: Workload | None, sizing: Sizing | None = No
         usable_bytes=est.usable_bytes,
         min_gpus=est.min_gpus,
         train_hours=est.train_hours,
-        target=target_check(workload, est.train_hours),
+        target=target if target is not None else target_check(workload, est.train_hours),
         decode_tokens_per_s=est.decode_tokens_per_s,
         serving=est.serving,
         gpus_for_target=est.gpus_for_target_days,

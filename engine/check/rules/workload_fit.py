@@ -312,7 +312,7 @@ def check(ctx: Ctx) -> None:
         )
     hours = est.train_hours
     if hours is not None:
-        check = target_check(wl, hours)
+        check = ctx.memo["target_check"] = target_check(wl, hours)  # the verdict reads it too
         target = check.target_hours if check is not None else None
         rate = est.train_tokens_per_s
         mfu = est.mfu_effective
