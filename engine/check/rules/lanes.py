@@ -196,7 +196,7 @@ def check(ctx: Ctx) -> None:
                         f"x{uplink} uplink ({ratio:g}:1): cards under it share "
                         "host bandwidth",
                         slots=tuple(here),
-                        parts=tuple(occupied[s] for s in here),
+                        parts=tuple([occupied[s] for s in here]),
                         fix="fine for GPU peer-to-peer traffic under the switch; for host-bound "
                         "traffic spread cards over more switches",
                     )
@@ -227,7 +227,12 @@ def check(ctx: Ctx) -> None:
                 + ", ".join(f"{r} {d} lanes over x{up} ({q:g}:1)" for r, d, up, q in gpudirect)
                 + ". GPU-NIC traffic stays under the switch",
                 slots=ctx.sort_slots(
-                    s for r, *_ in gpudirect for s in idx.slots_of_root.get(r, ()) if s in occupied
+                    [
+                        s
+                        for r, *_ in gpudirect
+                        for s in idx.slots_of_root.get(r, ())
+                        if s in occupied
+                    ]
                 ),
                 fix="nothing to change: this is the chassis' reference layout",
             )

@@ -328,7 +328,7 @@ def check(ctx: Ctx) -> None:
                 )
             )
 
-    gpu_gb = sum(g.memory_gb for g in ctx.all_gpus())
+    gpu_gb = sum([g.memory_gb for g in ctx.all_gpus()])
     host_gb = dimm.capacity_gb * n
     if gpu_gb > 0:
         ratio = host_gb / gpu_gb

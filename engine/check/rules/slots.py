@@ -599,7 +599,7 @@ def _check_gpu_models(ctx: Ctx) -> None:
                 f"the build mixes GPU models ({desc}): tensor/data parallel jobs run at the pace "
                 "of the slowest card and NVLink bridges only join identical GPUs",
                 parts=tuple(counts),
-                slots=ctx.sort_slots(s for v in pcie.values() for s in v),
+                slots=ctx.sort_slots([s for v in pcie.values() for s in v]),
                 fix=f"use one model, e.g. {ranked[0][0]} in every GPU slot",
             )
         )

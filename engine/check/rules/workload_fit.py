@@ -74,7 +74,7 @@ def build_links_of(ctx: Ctx, gpu: Gpu, count: int, nic_gbps_total: float | None 
         bridges = ctx.catalog.bridges
         for bf in ctx.build.bridges:
             br = bridges.get(bf.sku)
-            if br is None or not all(s in gpus for s in bf.slots):
+            if br is None or not gpus.keys() >= {*bf.slots}:
                 continue
             groups.append((len(bf.slots), br.bw_gbs))
     # every slot in ctx.gpus is one of the chassis' slots (make_context)
@@ -272,7 +272,7 @@ def check(ctx: Ctx) -> None:
     capacity = float(est.gpu_memory_bytes)
     # capacity less the allocator-fragmentation margin and the CUDA context
     have = float(est.usable_bytes)
-    parts = tuple((name, float(value or 0.0)) for name, value in mem.parts())
+    parts = tuple([(name, float(value or 0.0)) for name, value in mem.parts()])
     need = float(mem.total_bytes)
     ctx.budgets.append(
         budget(
