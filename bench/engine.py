@@ -12,8 +12,8 @@ budgets and report anew.  The cards are listed out of the chassis' order (slot 1
 each call also pays for putting the build in slot order.  The first (cold) call is printed too.
 
 Measured on the shared 2-core machine, four runs interleaved with the code before issue 30's
-hot-path work: median 208-217 us against 281-302 us before (load 0.7-1.8); a busier machine
-reads up to ~300 us.
+hot-path work (load about 2): median 206-210 us against 296-307 us before; single runs on a
+busier machine read up to ~300 us.  callgrind: 1.79 M instructions per call, 2.77 M before.
 
     .venv/bin/python bench/engine.py [--runs N]
 
