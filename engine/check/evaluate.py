@@ -16,7 +16,7 @@ from typing import Any
 from slotwise.engine.build import Build, DriveFit
 from slotwise.engine.check.report import Finding, Report, sort_findings
 from slotwise.engine.check.rules import load_guard
-from slotwise.engine.check.rules.context import ChassisIndex, Ctx, chassis_index
+from slotwise.engine.check.rules.context import GPU_SLOTS_KEY, ChassisIndex, Ctx, chassis_index
 from slotwise.engine.check.rules.family import evaluation_order
 from slotwise.engine.check.rules.ids import RULE_FAMILIES, RULE_MODULES
 from slotwise.engine.check.verdict import verdict
@@ -48,16 +48,23 @@ def _context(build: Build, catalog: Catalog, idx: ChassisIndex, workload: Worklo
     ctx.onboard_nics = idx.onboard_nics
     known = idx.slot
     gpus, nics = catalog.gpus, catalog.nics
+    by_sku: dict[str, list[str]] = {}  # Ctx.gpu_slots_by_sku, grouped in the same pass
     for sid, sku in build.slots.items():
         if sid not in known:
             continue
         gpu = gpus.get(sku)
         if gpu is not None:
             ctx.gpus[sid] = gpu
+            same = by_sku.get(gpu.sku)
+            if same is None:
+                by_sku[gpu.sku] = [sid]
+            else:
+                same.append(sid)
             continue
         nic = nics.get(sku)
         if nic is not None:
             ctx.nics[sid] = nic
+    ctx.memo[GPU_SLOTS_KEY] = by_sku
     if build.cpu is not None:
         ctx.cpu = catalog.cpus.get(build.cpu)
     if build.dimm is not None:

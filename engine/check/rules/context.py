@@ -136,6 +136,10 @@ def fields_key(model: Any) -> tuple:
 
 _KEYS_MAX = 256
 
+#: Ctx.memo key of :meth:`Ctx.gpu_slots_by_sku` (engine.check.evaluate fills it as it resolves
+#: the slots).
+GPU_SLOTS_KEY = "gpu_slots_by_sku"
+
 
 def workload_key(catalog: Catalog, wl: Workload) -> Any:
     """A hashable key equal for equal workloads (the estimate and sizing memos key on it): the
@@ -211,7 +215,7 @@ class Ctx:
     def gpu_slots_by_sku(self) -> dict[str, list[str]]:
         """GPU SKU -> the slots holding it, both in the build's slot order: derived once per call
         for the rules that group the cards by model (read it, never change it)."""
-        by = self.memo.get("gpu_slots_by_sku")
+        by = self.memo.get(GPU_SLOTS_KEY)
         if by is None:
             by = {}
             for sid, g in self.gpus.items():
@@ -220,7 +224,7 @@ class Ctx:
                     by[g.sku] = [sid]
                 else:
                     slots.append(sid)
-            self.memo["gpu_slots_by_sku"] = by
+            self.memo[GPU_SLOTS_KEY] = by
         return by
 
     def all_gpus(self) -> list[Gpu]:
