@@ -11,9 +11,10 @@ cached per build: every call resolves the build, runs every rule family and buil
 budgets and report anew.  The cards are listed out of the chassis' order (slot 11 before 10), so
 each call also pays for putting the build in slot order.  The first (cold) call is printed too.
 
-Measured on the shared 2-core machine, four runs interleaved with the code before issue 30's
-hot-path work (load about 2): median 206-210 us against 296-307 us before; single runs on a
-busier machine read up to ~300 us.  callgrind: 1.79 M instructions per call, 2.77 M before.
+Measured on the shared 2-core machine in runs interleaved with the code before issue 30's
+hot-path work (load 0.6-2, other jobs running): median 206-217 us against 296-312 us before;
+runs disturbed by those jobs read up to ~320 us (~500 us before).  callgrind: 1.77 M
+instructions per call, 2.77 M before.
 
     .venv/bin/python bench/engine.py [--runs N]
 
