@@ -30,11 +30,11 @@ from slotwise.engine.workload import Workload  # noqa: E402
 from slotwise.engine.workload.trainers import resolve_trainer  # noqa: E402
 from tests.evidence import perf_cases  # noqa: E402
 
-#: Not fitted: LAYER_OVERHEAD_FINETUNE_S and QLORA_DEQUANT_BYTES.  The fitting sources are
-#: pre-training runs (plus one NeMo LoRA run, whose steps are long): no fitting case is bound by a
-#: fine-tuning stack's per-layer host time or runs QLoRA, so the loss does not depend on them
-#: and a search only lets them drift (issue 24).  Their values and where they come from are in
-#: engine/estimate/throughput.py.
+#: Not fitted: QLORA_DEQUANT_BYTES, and the eager fine-tuning host time (derived from
+#: gpt-fast's eager run: engine/estimate/throughput.py HOST_LAYER_FORWARD_S_EAGER).  The
+#: fitting sources are pre-training runs (plus one NeMo LoRA run, whose steps are long): no
+#: fitting case is bound by a fine-tuning stack's per-layer host time or runs QLoRA, so the
+#: loss does not depend on them and a search only lets them drift (issue 24).
 #: name -> (low, high): the search never leaves these bounds.
 BOUNDS: dict[str, tuple[float, float]] = {
     "GEMM_EFFICIENCY": (0.5, 0.9),

@@ -31,8 +31,10 @@ The default MFU per GPU class, precision and method is :func:`long_step_mfu` (a 
 4,096 tokens, long steps, no communication; the estimate's notes print the figure for the actual
 model); the published runs it is checked against are in tests/evidence/perf_cases.py (the
 per-GPU table and the refit's bounds: docs/evidence.md).  LoRA's MFU is lower because the
-attention share of LoRA's 4N model FLOPs is larger; fine-tuning stacks also carry a host-side
-floor per layer (LAYER_OVERHEAD_FINETUNE_S) that only short micro-batches feel.  E (GEMM
+attention share of LoRA's 4N model FLOPs is larger.  The host (CPU) launches every kernel and
+runs ahead of the GPU, so a micro-batch takes the longer of the two: an eager fine-tuning stack
+pays HOST_LAYER_FORWARD_S_EAGER per layer and forward-pass equivalent (:func:`host_layer_s`),
+which only short micro-batches feel.  E (GEMM
 efficiency) and C_ACT (memory-bound bytes) together give each GPU its MFU: a GPU with more FLOPs
 per byte of bandwidth spends a larger share of the step in memory-bound work.  The fit puts that
 share low for large-batch training (a few per cent of the step), so H200 trains only a few per
@@ -89,16 +91,24 @@ FP8_GEMM_SPEEDUP = 2.0
 #: Memory-bound traffic per token, in bytes per (layer x hidden unit): norms, residual adds,
 #: activation functions, rotary embeddings, dropout, in forward and backward.
 C_ACT_BYTES = 516.0
-#: Host-side time per layer per micro-batch (seconds): kernel launches and framework code of
-#: eager fine-tuning stacks (Hugging Face Trainer + PEFT, DeepSpeed) and of pre-training stacks
-#: (Megatron, NeMo, torchtitan, llm-foundry: fused kernels, CUDA graphs, torch.compile).  The
-#: host runs ahead of the GPU, so a micro-batch takes the longer of the two, not their sum: the
-#: floor only shows on short micro-batches (Qwen's 256-token rows).
-#: Not fitted since issue 24 (bench/fit_perf.py says why; its history: docs/evidence.md).
-#: Qwen's 256-token rows (Hugging Face Trainer + PEFT, DeepSpeed) imply ~5 ms; no source
-#: outside Qwen measures an eager fine-tuning stack's per-layer host time.
-LAYER_OVERHEAD_FINETUNE_S = 0.00242
+#: Host-side time per layer per micro-batch (seconds) of pre-training stacks and compiled
+#: models (Megatron, NeMo, torchtitan, llm-foundry; any ``compile``: fused kernels, CUDA graphs,
+#: torch.compile).  The host runs ahead of the GPU, so a micro-batch takes the longer of the
+#: two, not their sum.  Fitted (bench/fit_perf.py).
 LAYER_OVERHEAD_PRETRAIN_S = 0.000809
+#: Host time of one decoder layer's forward in an eager PyTorch model (seconds): Python
+#: dispatching the layer's kernels one by one.  Derived, not fitted: gpt-fast's eager baseline
+#: decodes Llama-2-7B at 25.5 tokens/s on an A100 where the same code compiled reaches
+#: 107 tokens/s (PyTorch blog "Accelerating Generative AI with PyTorch II: GPT, Fast", Nov 2023;
+#: the compiled figure is the fitting serving case gptfast-7b-a100-compiled).  The eager loop
+#: is host-bound (the GPU's work fits in the compiled run's 9.3 ms of the eager 39.2 ms), so
+#: one token's forward is 1/25.5 s of host time over 32 layers: 1.23 ms per layer.
+HOST_LAYER_FORWARD_S_EAGER = 1.0 / 25.5 / 32
+#: Host work of a backward pass in forward-pass equivalents: autograd launches about two
+#: kernels per forward kernel (the input and the weight gradient of every GEMM, the gradient of
+#: each pointwise op), the same 2:1 ratio as the backward's FLOPs (Kaplan et al. 2020,
+#: arXiv:2001.08361, section 2.1).  Assumed.
+HOST_BACKWARD_PASSES = 2.0
 #: Fixed cost per optimizer step (seconds): gradient clipping, LR schedule, logging, data loader.
 STEP_FIXED_S = 0.001
 #: NF4 dequantisation traffic per base weight per matmul pass (bytes), see module docstring.
@@ -348,10 +358,7 @@ def step_time(
         )
         t_tp = n_ar * layers * one * (1.0 - tp_overlap(workload))
 
-    overhead_layer = LAYER_OVERHEAD_PRETRAIN_S
-    if workload.method in ("lora", "qlora", "full"):
-        overhead_layer = LAYER_OVERHEAD_FINETUNE_S
-    t_over = layers * overhead_layer
+    t_over = layers * host_layer_s(workload)
 
     t_deq = 0.0
     if workload.method == "qlora":
@@ -420,6 +427,18 @@ def step_time(
         scale_efficiency=eff,
         total_s=total,
     )
+
+
+def host_layer_s(workload: Workload) -> float:
+    """Host (CPU) seconds per decoder layer per micro-batch.  Pre-training stacks and compiled
+    models: the fitted LAYER_OVERHEAD_PRETRAIN_S.  An eager fine-tuning stack (transformers +
+    PEFT, DeepSpeed on a Hugging Face model, NeMo's fine-tuning run without a trainer named):
+    HOST_LAYER_FORWARD_S_EAGER per forward-pass equivalent: the forward, the backward
+    (HOST_BACKWARD_PASSES) and, with activation recompute, the recompute forward."""
+    if workload.method == "pretrain" or workload.compile:
+        return LAYER_OVERHEAD_PRETRAIN_S
+    passes = 1.0 + HOST_BACKWARD_PASSES + (1.0 if workload.checkpointing else 0.0)
+    return passes * HOST_LAYER_FORWARD_S_EAGER
 
 
 def long_step_mfu(

@@ -16,7 +16,9 @@ from slotwise.engine.estimate.fit import layout
 from slotwise.engine.estimate.links import Links
 from slotwise.engine.estimate.throughput import (
     DP_OVERLAP,
+    STEP_FIXED_S,
     StepTime,
+    host_layer_s,
     long_step_mfu,
     step_time,
     tp_overlap,
@@ -131,6 +133,15 @@ def train_timing(
             )
         if workload.method == "qlora":
             notes.append("qlora: NF4 dequantisation of every base weight per matmul pass")
+        if st.overhead_s > 2 * STEP_FIXED_S:
+            host_ms = host_layer_s(workload) * 1e3
+            fused = workload.compile or workload.method == "pretrain"
+            stack = "compiled / pre-training stack" if fused else "eager PyTorch, no torch.compile"
+            notes.append(
+                f"host-bound: the CPU launching the kernels ({host_ms:.2g} ms per layer per "
+                f"micro-batch, {stack}) takes longer than the GPU's work; longer micro-batches "
+                "or --compile hide it"
+            )
     if flops.recompute:
         notes.append(
             f"activation recompute: +{flops.recompute:.3g} hardware FLOPs per token, not counted "
