@@ -86,6 +86,14 @@ GEMM_EFFICIENCY = 0.652
 #: WGMMA/TMA instructions (Shah et al. 2024, FlashAttention-3, arXiv:2407.08608, section 1).
 ATTENTION_EFFICIENCY = 0.703
 ATTENTION_EFFICIENCY_HOPPER = 0.298
+#: A Hopper-native attention kernel (Transformer Engine's cuDNN fused attention,
+#: FlashAttention-3) over FlashAttention-2, which the fitting sources ran.  Not fitted: the
+#: FlashAttention-3 paper's backward benchmark (Shah et al. 2024, arXiv:2407.08608, figure
+#: "Attention backward speed, head dim 128", H100 SXM5): cuDNN 465 / 499 / 518 / 516 TFLOPs/s
+#: against FlashAttention-2's 291 / 310 / 318 / 322 at 2k / 4k / 8k / 16k tokens, 1.60-1.63x
+#: (FlashAttention-3 1.72-1.76x); the backward is most of training's attention time.  Measured
+#: on H100; Blackwell is assumed the same.
+CUDNN_ATTENTION_SPEEDUP = 1.6
 #: FP8 linear-layer speed-up over BF16 on the same GPU.
 FP8_GEMM_SPEEDUP = 2.0
 #: Memory-bound traffic per token, in bytes per (layer x hidden unit): norms, residual adds,
@@ -214,12 +222,14 @@ _HOPPER_OR_NEWER = (
 )
 
 
-def attention_efficiency(gpu: Gpu) -> float:
-    """ATTENTION_EFFICIENCY_HOPPER for Hopper / Blackwell GPUs (named in the SKU), else
-    ATTENTION_EFFICIENCY."""
+def attention_efficiency(gpu: Gpu, workload: Workload | None = None) -> float:
+    """ATTENTION_EFFICIENCY_HOPPER for Hopper / Blackwell GPUs (named in the SKU), times
+    CUDNN_ATTENTION_SPEEDUP where the trainer runs a Hopper-native kernel (profile field
+    ``attention_kernel`` "cudnn"); else ATTENTION_EFFICIENCY."""
     sku = gpu.sku.upper()
     if any(tag in sku for tag in _HOPPER_OR_NEWER):
-        return ATTENTION_EFFICIENCY_HOPPER
+        native = workload is not None and workload.attention_kernel == "cudnn"
+        return ATTENTION_EFFICIENCY_HOPPER * (CUDNN_ATTENTION_SPEEDUP if native else 1.0)
     return ATTENTION_EFFICIENCY
 
 
@@ -316,7 +326,7 @@ def step_time(
     hidden = arch.hidden_size
     tokens_micro = workload.micro_batch * workload.seq_len
     lin_speed = fp8_linear_speedup(gpu, workload.precision)
-    attn_eff = attention_efficiency(gpu)
+    attn_eff = attention_efficiency(gpu, workload)
     frozen = workload.method in ("lora", "qlora")
 
     # Compute-bound GEMM time, floored by reading the weights once per matmul pass.  Attention
@@ -442,15 +452,21 @@ def host_layer_s(workload: Workload) -> float:
 
 
 def long_step_mfu(
-    gpu: Gpu, precision: str, arch: ModelPreset, linear: float, attn: float, quoted_peak: float
+    gpu: Gpu,
+    precision: str,
+    arch: ModelPreset,
+    linear: float,
+    attn: float,
+    quoted_peak: float,
+    workload: Workload | None = None,
 ) -> float | None:
     """MFU (against ``quoted_peak``) of a long step with no communication or fixed costs: the
-    per-GPU, per-precision default the assumptions show."""
+    per-GPU, per-precision default the assumptions show (with ``workload``'s attention kernel)."""
     peak = bf16_peak(gpu, precision)
     bw = (gpu.memory_bw_gbs or 0.0) * 1e9
     if not peak or not bw or not quoted_peak:
         return None
     lin_speed = fp8_linear_speedup(gpu, precision)
-    t = (linear / lin_speed + attn / attention_efficiency(gpu)) / (peak * GEMM_EFFICIENCY)
+    t = (linear / lin_speed + attn / attention_efficiency(gpu, workload)) / (peak * GEMM_EFFICIENCY)
     t += C_ACT_BYTES * arch.num_hidden_layers * arch.hidden_size / bw
     return (linear + attn) / t / quoted_peak

@@ -81,7 +81,9 @@ def train_timing(
     notes: list[str],
 ) -> TrainTiming:
     """Training throughput and time (engine.estimate.throughput), or the 6ND rule with --mfu."""
-    long_mfu = long_step_mfu(gpu, workload.precision, arch, flops.linear, flops.attention, peak)
+    long_mfu = long_step_mfu(
+        gpu, workload.precision, arch, flops.linear, flops.attention, peak, workload
+    )
     quoted = f"{peak / 1e12:,.1f} TFLOP/s ({peak_field})"
     if workload.mfu:
         mfu = workload.mfu

@@ -17,6 +17,7 @@ from pydantic import (
 from slotwise.engine.inputs import ref
 from slotwise.engine.workload.kinds import (
     Attention,
+    AttentionKernel,
     CheckpointMode,
     KvCacheDtype,
     LoraInputCast,
@@ -257,6 +258,10 @@ class Workload(BaseModel):
     # PyTorch's vanilla (DTensor) TP runs them between the matmuls; the generic profile keeps
     # the time model's half.  None = the profile's.
     tp_overlap: Share | None = None
+    # The fused attention kernel on Hopper / Blackwell (a trainer internal, set by the profile;
+    # engine/estimate/throughput.py ``attention_efficiency``): "flash2" or "cudnn" (Transformer
+    # Engine's cuDNN attention, FlashAttention-3).  None = the profile's.
+    attention_kernel: AttentionKernel | None = None
     serving_engine: ServingEngine | None = None
     # The KV cache's dtype (engine.estimate.serving.kv_cache_dtype).  None / "auto" = FP8
     # where an optimised engine serves FP8 weights (TensorRT-LLM's FP8 recipe), else the

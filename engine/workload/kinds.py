@@ -24,6 +24,10 @@ LoraInputCast = Literal["none", "fp32", "autocast"]
 #: How attention runs in training: "fused" = SDPA / FlashAttention (no s x s scores kept);
 #: "eager" = matmul + fp32 softmax + matmul, the s x s probabilities saved for the backward.
 Attention = Literal["fused", "eager"]
+#: The fused attention kernel a trainer runs on Hopper / Blackwell: "flash2" = FlashAttention-2
+#: (flash-attn, PyTorch SDPA's flash backend, Triton ports); "cudnn" = a Hopper-native kernel
+#: (Transformer Engine's cuDNN fused attention, FlashAttention-3), engine/estimate/throughput.py.
+AttentionKernel = Literal["flash2", "cudnn"]
 
 
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}

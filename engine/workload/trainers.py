@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from slotwise.engine.workload.kinds import (
     Attention,
+    AttentionKernel,
     CheckpointMode,
     LoraInputCast,
     Loss,
@@ -96,6 +97,9 @@ class TrainerProfile(BaseModel):
     #: (engine/estimate/throughput.py): 0 for PyTorch's vanilla TP, whose all-gather /
     #: reduce-scatter run between the matmuls.
     tp_overlap: Share
+    #: The fused attention kernel on Hopper / Blackwell: "flash2" (FlashAttention-2, PyTorch
+    #: SDPA) or "cudnn" (Transformer Engine's cuDNN fused attention, FlashAttention-3).
+    attention_kernel: AttentionKernel
 
 
 PROFILE_FIELDS: tuple[str, ...] = tuple(TrainerProfile.model_fields)

@@ -452,6 +452,7 @@ def _nemo(arch: str, g: int, gbs: int, mb: int, seq: int, tp: int, pp: int, cp: 
         tp=tp,
         parallel="zero1",
         grad_checkpointing=False,
+        trainer="nemo",  # NeMo / Megatron-Bridge: Transformer Engine's cuDNN attention
     )
     if method == "lora":
         wl.update(lora_rank=32, lora_targets=("q", "k", "v"))
@@ -752,6 +753,7 @@ MLPERF: tuple[PerfCase, ...] = (
             lora_targets=("q", "k", "v", "o"),
             grad_checkpointing=False,
             tp=4,
+            trainer="nemo",
         ),
     ),
 )
@@ -779,6 +781,7 @@ def _mlperf41(gpu: str, minutes: float, note: str) -> PerfCase:
             lora_targets=("q", "k", "v", "o"),
             grad_checkpointing=False,
             tp=4,
+            trainer="nemo",
         ),
     )
 
