@@ -33,6 +33,7 @@ InputName = Literal[
     "precision",
     "lora_targets",
     "target_days",
+    "compile",
     # the hardware the workload is estimated on
     "gpu",
     # TCO (engine.cost.tco.TcoInputs)
@@ -108,6 +109,7 @@ _PLAIN: dict[str, str] = {
     "precision": "the precision",
     "lora_targets": "the LoRA targets",
     "target_days": "the target days",
+    "compile": "torch.compile",
     "gpu": "the GPU model",
     "kwh_price": "price per kWh",
     "cloud_gpu_hour": "cloud price per GPU-hour",

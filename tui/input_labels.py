@@ -21,6 +21,7 @@ LABELS: dict[str, str] = {
     "precision": "Precision",
     "lora_targets": "LoRA targets",
     "target_days": "Target days",
+    "compile": "torch.compile",
     "gpu": "GPU model",
     "kwh_price": "Price per kWh",
     "cloud_gpu_hour": "Cloud per GPU-hour",

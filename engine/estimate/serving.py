@@ -78,6 +78,7 @@ from slotwise.engine.estimate.memory_terms import (
 )
 from slotwise.engine.estimate.serving_constants import (
     ALLREDUCE_LATENCY_S,
+    HOST_LAYER_FORWARD_S_EAGER,
     KV_DTYPE_BYTES,
     KV_POOL_FRACTION,
     LAYER_FLOOR_S_EAGER_EXTRA,
@@ -141,10 +142,13 @@ class StepTime:
     compute: float
     comm: float
     floor: float
+    #: Host (CPU) time to launch the pass: it runs ahead of the GPU, so the pass takes the
+    #: longer of the two (0 for engines that replay CUDA graphs or launch from C++).
+    host: float = 0.0
 
     @property
     def total(self) -> float:
-        return max(self.memory, self.compute) + self.comm + self.floor
+        return max(max(self.memory, self.compute) + self.comm + self.floor, self.host)
 
 
 def link_gbs_per_direction(gpu: Gpu) -> float | None:
@@ -170,6 +174,8 @@ class Replica:
     bandwidth: float
     link_bps: float | None
     eager: bool = False
+    #: Host seconds per decoder layer per forward pass (plain PyTorch model code, "transformers").
+    host_layer_s: float = 0.0
     k: Constants = DEFAULTS
     #: KV cache bytes relative to the workload's activation dtype (0.5 = an FP8 KV cache
     #: beside bf16 activations, as TensorRT-LLM's ``--fp8_kv_cache``).
@@ -224,6 +230,10 @@ class Replica:
         per_layer = self.k.layer_floor_s + (self.k.eager_extra_s if self.eager else 0.0)
         return self.layers * per_layer + self.counts.moe_layers * self.k.moe_layer_floor_s
 
+    def host(self) -> float:
+        """Host time of one forward pass (the Python launching every kernel); 0 for engines."""
+        return self.layers * self.host_layer_s
+
     def link_kind(self) -> str:
         """The slowest hop of the tensor-parallel group: nvlink, pcie or net."""
         if self.links is None:
@@ -261,6 +271,7 @@ class Replica:
             compute=batch * self._token_flops(context) / (self.peak * self.k.mfu),
             comm=self.comm(batch),
             floor=self.floor(),
+            host=self.host(),
         )
 
     def prefill_compute(self, prompt: int) -> float:
@@ -278,6 +289,7 @@ class Replica:
             compute=batch * self.prefill_compute(prompt),
             comm=self.comm(tokens),
             floor=self.floor(),
+            host=self.host(),
         )
 
     def loaded(self, users: int, prompt: int, output: int) -> tuple[float, float, float]:
@@ -328,10 +340,22 @@ def make_replica(
         peak=peak,
         bandwidth=gpu.memory_bw_gbs * 1e9,
         link_bps=link * 1e9 if link else None,
-        eager=workload.serving_engine == "eager",
+        eager=workload.serving_engine in ("eager", "transformers"),
+        host_layer_s=HOST_LAYER_FORWARD_S_EAGER
+        if workload.serving_engine == "transformers"
+        else 0.0,
         k=constants,
         kv_scale=kv_scale(workload),
     )
+
+
+def _engine_words(replica: Replica) -> str:
+    if replica.host_layer_s:
+        return (
+            f"plain PyTorch model code (transformers generate): the host launches every kernel, "
+            f"{replica.host() * 1e3:.1f} ms per forward pass at least"
+        )
+    return "eager (no CUDA graphs)" if replica.eager else "optimised engine (CUDA graphs)"
 
 
 class Serving(BaseModel):
@@ -527,7 +551,7 @@ def serving_estimate(
             else ""
         )
         + "; "
-        f"{'eager (no CUDA graphs)' if replica.eager else 'optimised engine (CUDA graphs)'}",
+        + _engine_words(replica),
         f"decode reads weights + KV at {replica.k.mbu:.0%} of {replica.gpu.memory_bw_gbs:g} "
         f"GB/s, prefill at {replica.k.mfu:.0%} of peak; latency floor "
         f"{replica.floor() * 1e3:.2f} ms per forward pass"

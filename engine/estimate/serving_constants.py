@@ -44,6 +44,17 @@ LAYER_FLOOR_S_OPTIMIZED = 60e-6
 #: torch.compile: 1.65x LLM Decode Speedup" (H100 SXM5): 8.4 - 5.1 ms = 103 us/layer.
 LAYER_FLOOR_S_EAGER_EXTRA = 69e-6
 
+#: Host time of one decoder layer's forward in an eager PyTorch model (seconds): Python
+#: dispatching the layer's kernels one by one.  Derived, not fitted: gpt-fast's eager baseline
+#: decodes Llama-2-7B at 25.5 tokens/s on an A100 where the same code compiled reaches
+#: 107 tokens/s (PyTorch blog "Accelerating Generative AI with PyTorch II: GPT, Fast", Nov 2023;
+#: the compiled figure is the fitting serving case gptfast-7b-a100-compiled).  The eager loop
+#: is host-bound (the GPU's work fits in the compiled run's 9.3 ms of the eager 39.2 ms), so
+#: one token's forward is 1/25.5 s of host time over 32 layers: 1.23 ms per layer.  Serving
+#: engine "transformers" (Hugging Face ``generate``, plain PyTorch model code) and eager
+#: fine-tuning stacks (engine/estimate/throughput.py ``host_layer_s``) pay it.
+HOST_LAYER_FORWARD_S_EAGER = 1.0 / 25.5 / 32
+
 #: Extra fixed time per MoE layer per forward pass.  An optimised engine runs a routed MLP as a
 #: fixed set of kernels whatever the top-k: router GEMM, softmax/top-k, token alignment /
 #: permutation, one grouped GEMM over every active expert for gate+up and one for down, the

@@ -73,6 +73,7 @@ from slotwise.engine.estimate.communication import (
 )
 from slotwise.engine.estimate.constants import MASTER_WEIGHT_BYTES, OPTIMIZER_STATE_BYTES_FP32
 from slotwise.engine.estimate.links import Links
+from slotwise.engine.estimate.serving_constants import HOST_LAYER_FORWARD_S_EAGER
 from slotwise.engine.model.params import ParamCounts, lora_params
 from slotwise.engine.workload import Workload
 from slotwise.parts.schema import Gpu, ModelPreset
@@ -104,14 +105,6 @@ C_ACT_BYTES = 516.0
 #: torch.compile).  The host runs ahead of the GPU, so a micro-batch takes the longer of the
 #: two, not their sum.  Fitted (bench/fit_perf.py).
 LAYER_OVERHEAD_PRETRAIN_S = 0.000809
-#: Host time of one decoder layer's forward in an eager PyTorch model (seconds): Python
-#: dispatching the layer's kernels one by one.  Derived, not fitted: gpt-fast's eager baseline
-#: decodes Llama-2-7B at 25.5 tokens/s on an A100 where the same code compiled reaches
-#: 107 tokens/s (PyTorch blog "Accelerating Generative AI with PyTorch II: GPT, Fast", Nov 2023;
-#: the compiled figure is the fitting serving case gptfast-7b-a100-compiled).  The eager loop
-#: is host-bound (the GPU's work fits in the compiled run's 9.3 ms of the eager 39.2 ms), so
-#: one token's forward is 1/25.5 s of host time over 32 layers: 1.23 ms per layer.
-HOST_LAYER_FORWARD_S_EAGER = 1.0 / 25.5 / 32
 #: Host work of a backward pass in forward-pass equivalents: autograd launches about two
 #: kernels per forward kernel (the input and the weight gradient of every GEMM, the gradient of
 #: each pointwise op), the same 2:1 ratio as the backward's FLOPs (Kaplan et al. 2020,

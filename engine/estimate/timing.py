@@ -142,7 +142,7 @@ def train_timing(
             notes.append(
                 f"host-bound: the CPU launching the kernels ({host_ms:.2g} ms per layer per "
                 f"micro-batch, {stack}) takes longer than the GPU's work; longer micro-batches "
-                "or --compile hide it"
+                f"or {ref('compile')} hide it"
             )
     if flops.recompute:
         notes.append(

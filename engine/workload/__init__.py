@@ -230,7 +230,8 @@ class Workload(BaseModel):
     # Serving (inference only; engine.estimate.serving): concurrent users the build serves,
     # the tokens/s each user must get (sizes "servers needed"), output tokens per request
     # (None = half of seq_len) and the engine kind (None = "optimized": CUDA graphs, as
-    # TensorRT-LLM / vLLM / SGLang run by default; "eager" = no CUDA graphs).
+    # TensorRT-LLM / vLLM / SGLang run by default; "eager" = no CUDA graphs; "transformers" =
+    # Hugging Face generate, whose Python launches every kernel: host-bound).
     users: ConcurrentUsers | None = None
     tokens_per_user_s: TokenRate | None = None
     # A latency objective for serving (engine.estimate.serving.users_at_latency): time to first

@@ -20,6 +20,7 @@ FLAGS: dict[str, str] = {
     "precision": "--precision",
     "lora_targets": "--lora-targets",
     "target_days": "--target-days",
+    "compile": "--compile",
     "gpu": "--gpu",
     "kwh_price": "--kwh-price",
     "cloud_gpu_hour": "--cloud-gpu-hour",

@@ -132,6 +132,28 @@ def test_eager_is_slower_than_optimised_for_a_small_model():
     assert fast / slow.decode_tokens_per_s > 1.4
 
 
+def test_plain_pytorch_generate_is_host_bound():
+    """``--serving-engine transformers``: the Python launching every kernel bounds decode
+    (engine/estimate/serving_constants.py HOST_LAYER_FORWARD_S_EAGER, from gpt-fast's eager
+    baseline, 25.5 tokens/s for Llama-2-7B on an A100).  The GPU's work hides under the host
+    time (max, not sum), so a bigger batch costs the host nothing more."""
+    arch = catalog().models["llama-2-7b"]
+    a100 = catalog().gpus["NVIDIA-A100-PCIE-80GB"]
+
+    def speed(engine, **kw):
+        w = Workload(method="inference", seq_len=512, serving_engine=engine, **kw)
+        return estimate(w, a100, 1, arch=arch)
+
+    hf, eager, fast = speed("transformers"), speed("eager"), speed("optimized")
+    assert hf.decode_tokens_per_s < eager.decode_tokens_per_s < fast.decode_tokens_per_s
+    # host-bound: 32 layers x 1.23 ms = 39 ms per token whatever the GPU's 8-12 ms
+    assert hf.decode_tokens_per_s == pytest.approx(25.5, rel=0.05)
+    assert any("transformers generate" in n for n in hf.assumptions.notes)
+    # the same host time per step serves 8 users: 8x the tokens/s while host-bound
+    hf8 = speed("transformers", users=8)
+    assert hf8.serving.tokens_per_s > 6 * hf.serving.tokens_per_s
+
+
 def test_users_give_kv_for_n_times_context_and_the_largest_n_that_fits():
     arch = catalog().models["llama-3.1-8b"]
     gpu = catalog().gpus["NVIDIA-H100-SXM5-80GB"]
