@@ -121,7 +121,12 @@ USER_LEVEL_FIELDS: tuple[str, ...] = (
 INTERNAL_FIELDS: tuple[str, ...] = tuple(f for f in PROFILE_FIELDS if f not in USER_LEVEL_FIELDS)
 
 #: Old names of trainers (``--recipe`` before profiles).
-TRAINER_ALIASES: dict[str, str] = {"hf-trainer": "transformers-trainer"}
+TRAINER_ALIASES: dict[str, str] = {
+    "hf-trainer": "transformers-trainer",
+    "megatron-bridge": "nemo",
+    "megatron-lm": "megatron",
+    "megatron-core": "megatron",
+}
 
 
 class _Layer(BaseModel):

@@ -17,7 +17,7 @@ JOB = dict(model="llama-3.1-8b", method="pretrain", seq_len=8192, micro_batch=1)
 
 
 def _est(catalog, gpu: str, **extra):
-    w = Workload(**JOB, **extra)
+    w = Workload(**JOB, grad_checkpointing=False, **extra)  # the same recompute for every trainer
     return estimate(w, catalog.gpus[gpu], 8, arch=catalog.models["llama-3.1-8b"])
 
 
@@ -44,3 +44,14 @@ def test_an_override_picks_the_kernel(catalog):
     assert forced.train_tokens_per_s_per_gpu == pytest.approx(
         _est(catalog, h100, trainer="nemo").train_tokens_per_s_per_gpu
     )
+
+
+def test_megatron_names_reach_the_megatron_profiles():
+    nemo = resolve_trainer(Workload(**JOB, trainer="megatron-bridge"))
+    lm = resolve_trainer(Workload(**JOB, trainer="megatron-lm"))
+    assert nemo.trainer == "nemo" and lm.trainer == "megatron"
+    # both run TE's cuDNN attention and no recompute by default; only NeMo's recipes overlap
+    # the tensor-parallel collectives
+    assert nemo.attention_kernel == lm.attention_kernel == "cudnn"
+    assert nemo.grad_checkpointing is False and lm.grad_checkpointing is False
+    assert lm.tp_overlap == 0.0 < nemo.tp_overlap
