@@ -54,6 +54,16 @@ MODELOPT  NVIDIA TensorRT Model Optimizer, examples/benchmark.md "1.1 Performanc
           latency, prefill included); batch 8 and 64 are read as that many concurrent users.
           The INT4 AWQ / W4A8 columns are not used (slotwise serves no 4-bit weights).
           Added for issue 24 (light-load decode held out), held out whole.
+TRTLLM17  TensorRT-LLM docs/source/performance/perf-overview.md at commit
+          258c7540c03517def55d9a5aadfa9288af474e1b ("All data in the table below was generated
+          using version 0.17"): ``trtllm-bench throughput`` at maximum load (requests issued at
+          an infinite rate), FP8 engines (FP8 KV cache: "If you specify FP8 quantization, the
+          KV cache will automatically be set to FP8 as well"), output tokens/s of the replica.
+          The L40S column only: PCIe cards with no NVLink, the topology the issue asks evidence
+          for (Llama 3.1 8B TP1, Llama 3.1 70B TP4 / TP8, Mixtral 8x7B TP4 / TP8).  Scored
+          through the CLI with ``--users 4096`` (trtllm-bench's maximum runtime batch; the KV
+          cache caps the running batch below it).  Added for issue 24 in session 9, held out
+          whole, before any prediction was compared with it.
 """
 
 from __future__ import annotations
@@ -356,6 +366,34 @@ def _modelopt(model, prec, tp, batch, tok_s):
     )
 
 
+#: TensorRT-LLM v0.17's ISL/OSL grid (perf-overview.md), in the table's row order.
+_TRT17_LENGTHS = (
+    (128, 128), (128, 2048), (128, 4096), (500, 2000), (1000, 1000), (2048, 128), (2048, 2048),
+    (5000, 500), (20000, 2000),
+)  # fmt: skip
+
+
+def _trt17_l40s(model: str, tp: int, tok_s: tuple[float, ...]) -> tuple[ServingCase, ...]:
+    """One L40S column of TensorRT-LLM v0.17's throughput table (module docstring)."""
+    return tuple(
+        ServingCase(
+            id=f"trt17-{model}-l40s-tp{tp}-{isl}-{osl}",
+            source="TRTLLM17",
+            model=model,
+            gpu="NVIDIA-L40S-48GB",
+            tp=tp,
+            precision="fp8",
+            kind="max_tok_s",
+            prompt=isl,
+            output=osl,
+            published=v,
+            batch=4096,
+            cli=True,
+        )
+        for (isl, osl), v in zip(_TRT17_LENGTHS, tok_s, strict=True)
+    )
+
+
 #: Sources added after the 2026-12-02 refit: held out whole (module docstring).
 LATER_CASES: tuple[ServingCase, ...] = (
     # --- TensorRT Model Optimizer 0.21 / TensorRT-LLM 0.15, H200, 2048 in / 128 out ----------
@@ -371,7 +409,18 @@ LATER_CASES: tuple[ServingCase, ...] = (
     _modelopt("llama-3.1-70b", "fp8", 1, 1, 43.46),
     _modelopt("llama-3.1-70b", "fp8", 1, 8, 182.07),
     _modelopt("llama-3.1-70b", "fp8", 1, 64, 420.64),
-)
+    # --- TensorRT-LLM v0.17, L40S (PCIe, no NVLink), FP8, maximum load ----------------------
+    *_trt17_l40s("llama-3.1-8b", 1, (9104.61, 5365.81, 3025.92, 4273.75, 4054.71, 1066.52,
+                                     2225.27, 981.2, 327.97)),
+    *_trt17_l40s("llama-3.1-70b", 4, (1523.52, 1942.66, 1440.23, 1634.72, 1209.25, 177.72,
+                                      969.68, 249.52, 162.25)),
+    *_trt17_l40s("llama-3.1-70b", 8, (1464.03, 2303.31, 2018.22, 1971.96, 1333.62, 176.16,
+                                      1200.16, 259.71, 209.87)),
+    *_trt17_l40s("mixtral-8x7b", 4, (6921.87, 7996.93, 5736.09, 6914.68, 5251.49, 827.62,
+                                     3935.32, 1092.88, 682.48)),
+    *_trt17_l40s("mixtral-8x7b", 8, (6740.84, 10393.3, 8472.35, 8660.71, 5947.72, 811.96,
+                                     5136.98, 1153.76, 918.95)),
+)  # fmt: skip
 
 #: The sources the 2026-12-02 split rule was computed over.
 REFIT_SOURCES: frozenset[str] = frozenset(c.source for c in CASES)

@@ -88,7 +88,7 @@ def _cli_serving(argv: tuple[str, ...]) -> dict:
 def predict_cli(case: ServingCase) -> float:
     """The case's figure as the CLI's JSON reports it (``serving`` block, see docs/CLI.md)."""
     s = _cli_serving(tuple(cli_argv(case)))
-    if case.kind in ("single_user_tok_s", "loaded_tok_s"):
+    if case.kind in ("single_user_tok_s", "loaded_tok_s", "max_tok_s"):
         return float(s["output_tokens_per_s"])
     if case.kind == "itl_ms":
         return 1e3 * float(s["inter_token_latency_s"])
