@@ -159,10 +159,11 @@ def _ttft06(model, gpu, tp, prec, isl, ms, cid):
     )
 
 
-def _trt10(model, gpu, tp, isl, osl, tok_s, cid):
+def _trt10(model, gpu, tp, isl, osl, tok_s, cid, source="TRTLLM10", **extra):
+    """A TensorRT-LLM perf-overview row: FP8, output tokens/s at maximum load."""
     return ServingCase(
         id=cid,
-        source="TRTLLM10",
+        source=source,
         model=model,
         gpu=gpu,
         tp=tp,
@@ -171,6 +172,7 @@ def _trt10(model, gpu, tp, isl, osl, tok_s, cid):
         prompt=isl,
         output=osl,
         published=tok_s,
+        **extra,
     )
 
 
@@ -376,20 +378,18 @@ _TRT17_LENGTHS = (
 def _trt17_l40s(model: str, tp: int, tok_s: tuple[float, ...]) -> tuple[ServingCase, ...]:
     """One L40S column of TensorRT-LLM v0.17's throughput table (module docstring)."""
     return tuple(
-        ServingCase(
-            id=f"trt17-{model}-l40s-tp{tp}-{isl}-{osl}",
+        _trt10(
+            model,
+            "NVIDIA-L40S-48GB",
+            tp,
+            isl,
+            osl,
+            v,
+            f"trt17-{model}-l40s-tp{tp}-{isl}-{osl}",
             source="TRTLLM17",
-            model=model,
-            gpu="NVIDIA-L40S-48GB",
-            tp=tp,
-            precision="fp8",
-            kind="max_tok_s",
-            prompt=isl,
-            output=osl,
-            published=v,
             batch=4096,
             cli=True,
-        )
+        )  # fmt: skip
         for (isl, osl), v in zip(_TRT17_LENGTHS, tok_s, strict=True)
     )
 
