@@ -123,7 +123,10 @@ INTERNAL_FIELDS: tuple[str, ...] = tuple(f for f in PROFILE_FIELDS if f not in U
 #: Old names of trainers (``--recipe`` before profiles).
 TRAINER_ALIASES: dict[str, str] = {
     "hf-trainer": "transformers-trainer",
+    "transformers": "transformers-trainer",
+    "sft-trainer": "trl",
     "megatron-bridge": "nemo",
+    "nemo2": "nemo",
     "megatron-lm": "megatron",
     "megatron-core": "megatron",
 }

@@ -55,3 +55,11 @@ def test_megatron_names_reach_the_megatron_profiles():
     assert nemo.attention_kernel == lm.attention_kernel == "cudnn"
     assert nemo.grad_checkpointing is False and lm.grad_checkpointing is False
     assert lm.tp_overlap == 0.0 < nemo.tp_overlap
+
+
+@pytest.mark.parametrize(
+    ("alias", "profile"),
+    [("transformers", "transformers-trainer"), ("sft-trainer", "trl"), ("nemo2", "nemo")],
+)
+def test_common_names_reach_their_profiles(alias, profile):
+    assert Workload(**JOB, trainer=alias).trainer == profile
