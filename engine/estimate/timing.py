@@ -15,9 +15,11 @@ from slotwise.engine.estimate.constants import DEFAULT_MFU, MAX_GPUS
 from slotwise.engine.estimate.fit import layout
 from slotwise.engine.estimate.links import Links
 from slotwise.engine.estimate.throughput import (
+    CUDNN_ATTENTION_SPEEDUP,
     DP_OVERLAP,
     STEP_FIXED_S,
     StepTime,
+    attention_efficiency,
     host_layer_s,
     long_step_mfu,
     step_time,
@@ -128,6 +130,11 @@ def train_timing(
         )
         if used > 1:
             notes.append(f"links: {links.describe(math.ceil(used / gpus_per_server))}")
+        if attention_efficiency(gpu, workload) > attention_efficiency(gpu):
+            notes.append(
+                f"attention: the trainer's Hopper-native kernel (cuDNN fused attention / "
+                f"FlashAttention-3), {CUDNN_ATTENTION_SPEEDUP:g}x FlashAttention-2's speed"
+            )
         if workload.precision == "fp8":
             notes.append(
                 "fp8: only the linear layers' FLOPs run in FP8 (attention and memory-bound "

@@ -30,6 +30,8 @@ def test_cudnn_attention_speeds_up_hopper_only(catalog):
     h100 = "NVIDIA-H100-SXM5-80GB"
     generic, nemo = _est(catalog, h100), _est(catalog, h100, trainer="nemo")
     assert nemo.train_tokens_per_s_per_gpu > generic.train_tokens_per_s_per_gpu
+    assert any("Hopper-native kernel" in n for n in nemo.assumptions.notes)
+    assert not any("Hopper-native kernel" in n for n in generic.assumptions.notes)
     # only the attention share speeds up: far less than the kernel's own 1.6x
     assert nemo.train_tokens_per_s_per_gpu < 1.3 * generic.train_tokens_per_s_per_gpu
     a100 = "NVIDIA-A100-PCIE-80GB"
