@@ -53,7 +53,14 @@ MODELS = {
     "qwen3-235b-a22b": "Qwen/Qwen3-235B-A22B-FP8",
     "deepseek-v3": "deepseek-ai/DeepSeek-V3",
 }
-SYSTEMS = {"NVIDIA-H100-SXM5-80GB": "h100_sxm", "NVIDIA-H200-SXM-141GB": "h200_sxm"}
+#: Configs aiconfigurator ships but does not list as default models (it would download them):
+#: copied from its model_configs folder into a local directory, which it reads offline.
+SHIPPED_NOT_DEFAULT = {"mixtral-8x7b": "mistralai/Mixtral-8x7B-v0.1"}
+SYSTEMS = {
+    "NVIDIA-H100-SXM5-80GB": "h100_sxm",
+    "NVIDIA-H200-SXM-141GB": "h200_sxm",
+    "NVIDIA-L40S-48GB": "l40s",
+}
 BATCHES = (8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096)
 DP_BATCHES = (4, 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
 
@@ -85,9 +92,23 @@ def _llama2_dir(sku: str, work: Path) -> str:
     return str(d)
 
 
+def _shipped_dir(hf_id: str, work: Path) -> str:
+    """A directory with the config.json aiconfigurator ships for ``hf_id``."""
+    from importlib.resources import files
+
+    src = files("aiconfigurator_core") / "model_configs" / f"{hf_id.replace('/', '--')}_config.json"
+    d = work / hf_id.replace("/", "--")
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "config.json").write_text(src.read_text())
+    return str(d)
+
+
 def _kwargs(c: ServingCase, work: Path) -> tuple[str, str, dict[str, Any]]:
     system = "a100_sxm" if c.gpu is A100_SXM_80GB else SYSTEMS[str(c.gpu)]
-    model = MODELS.get(c.model) or _llama2_dir(c.model, work)
+    if c.model in SHIPPED_NOT_DEFAULT:
+        model = _shipped_dir(SHIPPED_NOT_DEFAULT[c.model], work)
+    else:
+        model = MODELS.get(c.model) or _llama2_dir(c.model, work)
     k: dict[str, Any] = {
         "backend_name": "sglang" if c.source == "SGLANG" else "trtllm",
         "isl": c.prompt,
@@ -98,6 +119,8 @@ def _kwargs(c: ServingCase, work: Path) -> tuple[str, str, dict[str, Any]]:
         k.update(moe_tp_size=1, moe_ep_size=c.tp, kvcache_quant_mode="fp8")
     elif c.model == "deepseek-v3":  # SGLang 0.4.1 --tp 8: experts tensor-parallel
         k.update(moe_tp_size=c.tp, moe_ep_size=1)
+    elif c.model == "mixtral-8x7b":  # TensorRT-LLM 0.17 default: experts tensor-parallel
+        k.update(moe_tp_size=c.tp, moe_ep_size=1, gemm_quant_mode="fp8", kvcache_quant_mode="fp8")
     elif c.precision == "fp8":
         k.update(gemm_quant_mode="fp8", kvcache_quant_mode="fp8")
     else:
