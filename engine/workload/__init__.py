@@ -64,6 +64,20 @@ LORA_INPUT_CASTS: tuple[str, ...] = get_args(LoraInputCast)
 #: al. 2023, "PyTorch FSDP", VLDB, section 3: FULL_SHARD "corresponds to ZeRO-3").
 PARALLEL_ALIASES: dict[str, str] = {"fsdp": "zero3"}
 PARALLELS: tuple[str, ...] = (*get_args(Parallel), *PARALLEL_ALIASES)
+#: Serving engines by name -> the kind the serving model prices: vLLM, SGLang, TensorRT-LLM,
+#: NIM and TGI replay CUDA graphs by default (vLLM ``enforce_eager`` False, SGLang without
+#: ``--disable-cuda-graph``, TensorRT-LLM's compiled engines / trtllm-bench's cuda_graph_config,
+#: TGI ``--cuda-graphs`` on by default); Hugging Face ``generate`` runs the plain model code.
+SERVING_ENGINE_ALIASES: dict[str, str] = {
+    "vllm": "optimized",
+    "sglang": "optimized",
+    "tensorrt-llm": "optimized",
+    "trtllm": "optimized",
+    "nim": "optimized",
+    "tgi": "optimized",
+    "hf-generate": "transformers",
+}
+SERVING_ENGINE_CHOICES: tuple[str, ...] = (*SERVING_ENGINES, *SERVING_ENGINE_ALIASES)
 
 LORA_TARGET_SETS: dict[str, tuple[str, ...]] = {
     "qv": ("q", "v"),
@@ -324,6 +338,14 @@ class Workload(BaseModel):
         from slotwise.engine.workload.trainers import parse_overrides  # noqa: PLC0415
 
         return parse_overrides(value)
+
+    @field_validator("serving_engine", mode="before")
+    @classmethod
+    def _serving_engine_alias(cls, value: object) -> object:
+        """An engine's own name (``vllm``, ``tensorrt-llm``, ...) reads as the kind it is."""
+        if isinstance(value, str):
+            return SERVING_ENGINE_ALIASES.get(value.strip().lower(), value)
+        return value
 
     @field_validator("parallel", mode="before")
     @classmethod

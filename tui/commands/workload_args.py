@@ -24,7 +24,7 @@ from slotwise.engine.workload import (
     OPTIMIZERS,
     PARALLELS,
     PRECISIONS,
-    SERVING_ENGINES,
+    SERVING_ENGINE_CHOICES,
     Workload,
 )
 from slotwise.engine.workload.text import WorkloadTextError, parse_field
@@ -276,7 +276,7 @@ def add_workload_flags(parser: argparse.ArgumentParser, *, positional: bool = Tr
     )
     g.add_argument("--tokens-per-user-s", type=_positive_float, metavar="T", help=hidden)
     g.add_argument("--output-len", type=_positive_int, metavar="N", help=hidden)
-    g.add_argument("--serving-engine", choices=SERVING_ENGINES, default=None, help=hidden)
+    g.add_argument("--serving-engine", choices=SERVING_ENGINE_CHOICES, default=None, help=hidden)
     g.add_argument("--kv-cache-dtype", choices=KV_CACHE_DTYPES, default=None, help=hidden)
     g.add_argument("--global-batch", type=_positive_int, metavar="N", help=hidden)
     # serving latency objectives (documented in docs/CLI.md; hidden to keep --help short)

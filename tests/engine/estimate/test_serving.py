@@ -277,3 +277,16 @@ def test_serving_kv_is_the_memory_breakdowns_kv(model):
     w = Workload(seq_len=16384, users=3, precision="fp8")
     est = estimate(w, _h200(), 8, arch=arch)
     assert est.serving.kv_cache_bytes_per_gpu == pytest.approx(est.memory_per_gpu.kv_cache_bytes)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("vllm", "optimized"), ("TensorRT-LLM", "optimized"), ("tgi", "optimized"),
+     ("hf-generate", "transformers")],
+)  # fmt: skip
+def test_an_engine_by_name_reads_as_its_kind(name, kind, capsys):
+    assert Workload(method="inference", serving_engine=name).serving_engine == kind
+    if name.islower():
+        main(["estimate", "llama-3.1-8b", "--gpu", "NVIDIA-H100-SXM5-80GB", "--users", "4",
+              "--serving-engine", name, "--json"])  # fmt: skip
+        assert json.loads(capsys.readouterr().out)["serving"]["engine"] == kind
