@@ -26,7 +26,7 @@ from textual.widgets import Static
 
 from slotwise.tui import export_quit, session, startup
 from slotwise.tui.keys import APP_KEYS, bindings
-from slotwise.tui.messages import CatalogReady, PricesPathChosen, StartupFailed
+from slotwise.tui.messages import CatalogReady, KeysReleased, PricesPathChosen, StartupFailed
 from slotwise.tui.options import OptionSet
 from slotwise.tui.state import AppState, BomPricing
 
@@ -276,15 +276,35 @@ class SlotwiseApp(App[int]):
         self._held_keys.append((key, character))
         return True
 
+    async def on_event(self, event) -> None:
+        """While a modal opens, every key the terminal sends is kept before the app routes it:
+        routed, it would reach whatever has the focus at that moment (the screen underneath,
+        whose "q" quit, or the modal's search field ahead of the keys still kept)."""
+        from textual import events
+
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and self.keep_typed_ahead(event.key, event.character)
+        ):
+            return
+        await super().on_event(event)
+
     def on_key(self, event) -> None:
-        """A key bubbling up to the app while a modal opens (its bindings would act on the
-        screen underneath: "q" typed ahead of the picker quit) is kept for the modal."""
+        """A key bubbling up to the app while a modal opens is kept for the modal too."""
         if self.keep_typed_ahead(event.key, event.character):
             event.stop()
             event.prevent_default()
 
     def release_keys(self) -> None:
-        """Replay the kept keys to whatever has the focus now (the modal's search field)."""
+        """The modal is up: the kept keys are replayed once every key that reached the app
+        before this call has been kept too (:class:`KeysReleased` queues behind them)."""
+        if getattr(self, "_holding", False):
+            self.post_message(KeysReleased())
+
+    async def on_keys_released(self, message: KeysReleased) -> None:
+        """Replay the kept keys, in the order typed, to whatever has the focus now (the modal's
+        search field), as the app routes any key."""
         from textual import events
 
         if not getattr(self, "_holding", False):
@@ -292,7 +312,7 @@ class SlotwiseApp(App[int]):
         self._holding = False
         held, self._held_keys = self._held_keys, []
         for key, character in held:
-            self.post_message(events.Key(key, character))
+            await super().on_event(events.Key(key, character))
 
     def _on_sigterm(self) -> None:
         """``kill PID`` (SIGTERM) quits like Ctrl+Q's "quit keeping work": the autosave already

@@ -31,3 +31,9 @@ class StartupFailed(Message):
         super().__init__()
         self.title = title
         self.text = text
+
+
+class KeysReleased(Message):
+    """The modal that keys were held for is up: replay them (``SlotwiseApp.hold_keys``).  A
+    message, so that every key the app receives before it is held too and the order stays
+    the typist's."""

@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input as TextualInput
 
 from slotwise.tui.widgets.ordered_input import Input
-from tests.tui.tui_helpers import CHASSIS, GPU, screen_text, started
+from tests.tui.tui_helpers import CHASSIS, GPU, open_workload_form, screen_text, started
 
 BURST = ["backspace"] * 4 + list("4096")
 
@@ -87,3 +87,33 @@ async def test_a_burst_in_the_workload_form_at_80x24(make_app):
         assert seq.value == "4096"
         assert app.editing.current.workload.seq_len == 4096
         assert any("4096" in row for row in screen_text(app))
+
+
+async def test_keys_held_for_a_modal_keep_their_order_when_focus_moves_first(make_app):
+    """Keys typed while a modal opens are held; the modal's search field can take the focus
+    before the held keys are released.  A key that reaches the app after the focus moved but
+    before the release must queue behind the held ones ("123", not "312": a loaded CI machine
+    once showed "xqz" for "qzx" in tests/test_hostile_typeahead.py)."""
+    from slotwise.engine.build import Build
+    from slotwise.engine.workload import Workload
+
+    build = Build(
+        chassis=CHASSIS,
+        slots={"1": GPU},
+        workload=Workload(model="llama-3.1-8b", method="inference"),
+    )
+    app = make_app(build=build)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_workload_form(pilot)
+        field = app.screen.query_one("#wl-seq", Input)
+        field.value = ""
+        app.hold_keys()  # a modal is opening
+        _burst(app, ["1", "2"])
+        await pilot.pause()
+        field.focus()  # the modal's field takes the focus ...
+        await pilot.pause()
+        _burst(app, ["3"])  # ... a key arrives before the release
+        app.release_keys()
+        await pilot.pause()
+        await pilot.pause()
+        assert field.value == "123"
