@@ -433,12 +433,13 @@ def step_time(
 
 
 def host_layer_s(workload: Workload) -> float:
-    """Host (CPU) seconds per decoder layer per micro-batch.  Pre-training stacks and compiled
-    models: the fitted LAYER_OVERHEAD_PRETRAIN_S.  An eager fine-tuning stack (transformers +
-    PEFT, DeepSpeed on a Hugging Face model, NeMo's fine-tuning run without a trainer named):
-    HOST_LAYER_FORWARD_S_EAGER per forward-pass equivalent: the forward, the backward
-    (HOST_BACKWARD_PASSES) and, with activation recompute, the recompute forward."""
-    if workload.method == "pretrain" or workload.compile:
+    """Host (CPU) seconds per decoder layer per micro-batch.  Pre-training stacks, compiled
+    models and fused-kernel trainers (profile field ``host_launch`` "fused": NeMo, Megatron):
+    the fitted LAYER_OVERHEAD_PRETRAIN_S.  An eager fine-tuning stack (transformers + PEFT,
+    DeepSpeed on a Hugging Face model): HOST_LAYER_FORWARD_S_EAGER per forward-pass equivalent:
+    the forward, the backward (HOST_BACKWARD_PASSES) and, with activation recompute, the
+    recompute forward."""
+    if workload.method == "pretrain" or workload.compile or workload.host_launch == "fused":
         return LAYER_OVERHEAD_PRETRAIN_S
     passes = 1.0 + HOST_BACKWARD_PASSES + (1.0 if workload.checkpointing else 0.0)
     return passes * HOST_LAYER_FORWARD_S_EAGER

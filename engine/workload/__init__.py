@@ -19,6 +19,7 @@ from slotwise.engine.workload.kinds import (
     Attention,
     AttentionKernel,
     CheckpointMode,
+    HostLaunch,
     KvCacheDtype,
     LoraInputCast,
     Loss,
@@ -277,6 +278,9 @@ class Workload(BaseModel):
     # engine/estimate/throughput.py ``attention_efficiency``): "flash2" or "cudnn" (Transformer
     # Engine's cuDNN attention, FlashAttention-3).  None = the profile's.
     attention_kernel: AttentionKernel | None = None
+    # How the trainer launches a layer's kernels (a trainer internal, set by the profile;
+    # engine/estimate/throughput.py ``host_layer_s``): "eager" or "fused".  None = the profile's.
+    host_launch: HostLaunch | None = None
     serving_engine: ServingEngine | None = None
     # The KV cache's dtype (engine.estimate.serving.kv_cache_dtype).  None / "auto" = FP8
     # where an optimised engine serves FP8 weights (TensorRT-LLM's FP8 recipe), else the

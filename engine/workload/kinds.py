@@ -31,6 +31,10 @@ Attention = Literal["fused", "eager"]
 #: (flash-attn, PyTorch SDPA's flash backend, Triton ports); "cudnn" = a Hopper-native kernel
 #: (Transformer Engine's cuDNN fused attention, FlashAttention-3), engine/estimate/throughput.py.
 AttentionKernel = Literal["flash2", "cudnn"]
+#: How a trainer's layers are launched: "eager" = Python dispatches each op (transformers,
+#: PEFT); "fused" = a framework of fused kernels (Megatron-Core + Transformer Engine), whose host
+#: time per layer is the pre-training stacks' (engine/estimate/throughput.py ``host_layer_s``).
+HostLaunch = Literal["eager", "fused"]
 
 
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}

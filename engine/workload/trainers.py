@@ -29,6 +29,7 @@ from slotwise.engine.workload.kinds import (
     Attention,
     AttentionKernel,
     CheckpointMode,
+    HostLaunch,
     LoraInputCast,
     Loss,
     Nf4Backend,
@@ -100,6 +101,9 @@ class TrainerProfile(BaseModel):
     #: The fused attention kernel on Hopper / Blackwell: "flash2" (FlashAttention-2, PyTorch
     #: SDPA) or "cudnn" (Transformer Engine's cuDNN fused attention, FlashAttention-3).
     attention_kernel: AttentionKernel
+    #: How a layer's kernels are launched: "eager" (Python per op: transformers, PEFT) or
+    #: "fused" (Megatron-Core + Transformer Engine fused modules).
+    host_launch: HostLaunch
 
 
 PROFILE_FIELDS: tuple[str, ...] = tuple(TrainerProfile.model_fields)

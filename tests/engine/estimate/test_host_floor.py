@@ -44,3 +44,13 @@ def test_a_long_micro_batch_hides_the_host(catalog):
     assert long_eager.time_breakdown["overhead_s"] < 0.01 * long_eager.time_breakdown["step_s"]
     assert not any("host-bound" in n for n in long_eager.assumptions.notes)
     assert long_eager.train_tokens_per_s_per_gpu == long_compiled.train_tokens_per_s_per_gpu
+
+
+def test_a_fused_kernel_trainer_launches_like_a_pretraining_stack():
+    from slotwise.engine.workload.trainers import resolve_trainer
+
+    nemo = resolve_trainer(Workload(**SHORT, trainer="nemo"))
+    generic = resolve_trainer(Workload(**SHORT))
+    assert nemo.host_launch == "fused" and generic.host_launch == "eager"
+    assert host_layer_s(nemo) < host_layer_s(generic.model_copy(update={"compile": False}))
+    assert host_layer_s(nemo) == host_layer_s(Workload(**{**SHORT, "method": "pretrain"}))
