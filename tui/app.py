@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -280,8 +280,6 @@ class SlotwiseApp(App[int]):
         """While a modal opens, every key the terminal sends is kept before the app routes it:
         routed, it would reach whatever has the focus at that moment (the screen underneath,
         whose "q" quit, or the modal's search field ahead of the keys still kept)."""
-        from textual import events
-
         if (
             isinstance(event, events.Key)
             and not event.is_forwarded
@@ -305,8 +303,6 @@ class SlotwiseApp(App[int]):
     async def on_keys_released(self, message: KeysReleased) -> None:
         """Replay the kept keys, in the order typed, to whatever has the focus now (the modal's
         search field), as the app routes any key."""
-        from textual import events
-
         if not getattr(self, "_holding", False):
             return
         self._holding = False

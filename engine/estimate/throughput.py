@@ -432,6 +432,14 @@ def step_time(
     )
 
 
+def fused_launch(workload: Workload) -> bool:
+    """The layers launch as a pre-training stack's do (few fused kernels): pre-training, a
+    compiled model, or a fused-kernel trainer (profile field ``host_launch`` "fused")."""
+    return (
+        workload.method == "pretrain" or bool(workload.compile) or (workload.host_launch == "fused")
+    )
+
+
 def host_layer_s(workload: Workload) -> float:
     """Host (CPU) seconds per decoder layer per micro-batch.  Pre-training stacks, compiled
     models and fused-kernel trainers (profile field ``host_launch`` "fused": NeMo, Megatron):
@@ -439,7 +447,7 @@ def host_layer_s(workload: Workload) -> float:
     DeepSpeed on a Hugging Face model): HOST_LAYER_FORWARD_S_EAGER per forward-pass equivalent:
     the forward, the backward (HOST_BACKWARD_PASSES) and, with activation recompute, the
     recompute forward."""
-    if workload.method == "pretrain" or workload.compile or workload.host_launch == "fused":
+    if fused_launch(workload):
         return LAYER_OVERHEAD_PRETRAIN_S
     passes = 1.0 + HOST_BACKWARD_PASSES + (1.0 if workload.checkpointing else 0.0)
     return passes * HOST_LAYER_FORWARD_S_EAGER

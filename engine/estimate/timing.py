@@ -20,6 +20,7 @@ from slotwise.engine.estimate.throughput import (
     STEP_FIXED_S,
     StepTime,
     attention_efficiency,
+    fused_launch,
     host_layer_s,
     long_step_mfu,
     step_time,
@@ -144,11 +145,7 @@ def train_timing(
             notes.append("qlora: NF4 dequantisation of every base weight per matmul pass")
         if st.overhead_s > 2 * STEP_FIXED_S:
             host_ms = host_layer_s(workload) * 1e3
-            fused = (
-                workload.compile
-                or workload.method == "pretrain"
-                or (workload.host_launch == "fused")
-            )
+            fused = fused_launch(workload)
             stack = "compiled / pre-training stack" if fused else "eager PyTorch, no torch.compile"
             notes.append(
                 f"host-bound: the CPU launching the kernels ({host_ms:.2g} ms per layer per "

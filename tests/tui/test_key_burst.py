@@ -62,7 +62,8 @@ async def test_the_burst_shows_the_upstream_bug_on_a_bare_textual_input():
         assert field.value != "4096"
 
 
-async def test_a_burst_in_the_workload_form_at_80x24(make_app):
+def _inference_app(make_app):
+    """The app on a one-GPU build serving Llama 3.1 8B (a workload form with number fields)."""
     from slotwise.engine.build import Build
     from slotwise.engine.workload import Workload
 
@@ -71,7 +72,11 @@ async def test_a_burst_in_the_workload_form_at_80x24(make_app):
         slots={"1": GPU},
         workload=Workload(model="llama-3.1-8b", method="inference"),
     )
-    app = make_app(build=build)
+    return make_app(build=build)
+
+
+async def test_a_burst_in_the_workload_form_at_80x24(make_app):
+    app = _inference_app(make_app)
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         await pilot.press("f4")
@@ -94,15 +99,7 @@ async def test_keys_held_for_a_modal_keep_their_order_when_focus_moves_first(mak
     before the held keys are released.  A key that reaches the app after the focus moved but
     before the release must queue behind the held ones ("123", not "312": a loaded CI machine
     once showed "xqz" for "qzx" in tests/test_hostile_typeahead.py)."""
-    from slotwise.engine.build import Build
-    from slotwise.engine.workload import Workload
-
-    build = Build(
-        chassis=CHASSIS,
-        slots={"1": GPU},
-        workload=Workload(model="llama-3.1-8b", method="inference"),
-    )
-    app = make_app(build=build)
+    app = _inference_app(make_app)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_workload_form(pilot)
         field = app.screen.query_one("#wl-seq", Input)
