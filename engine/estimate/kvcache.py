@@ -24,6 +24,7 @@ Element counts (multiply by the cache dtype's bytes); ``tp`` is the tensor-paral
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from slotwise.engine.model.params import head_dim, is_attention, is_mla, mixer_types
 from slotwise.parts.schema import ModelPreset
@@ -50,15 +51,16 @@ def _per_token(arch: ModelPreset, tp: int) -> int:
 def kv_elements(arch: ModelPreset, seq_len: int, *, tp: int = 1) -> int:
     """K/V elements one sequence of ``seq_len`` tokens keeps on one GPU (windows applied)."""
     per = _per_token(arch, tp)
-    total = 0
-    for m in mixer_types(arch):
+    full = windowed = 0
+    for m, layers in Counter(mixer_types(arch)).items():  # a few kinds, not every layer
         if not is_attention(m):
             continue
-        kept = seq_len
         if m != "full_attention" and arch.sliding_window:
-            kept = min(seq_len, arch.sliding_window)
-        total += kept * per
-    return total + seq_len * _indexer_keys_per_token(arch)
+            windowed += layers
+        else:
+            full += layers
+    kept = min(seq_len, arch.sliding_window) if arch.sliding_window else seq_len
+    return (full * seq_len + windowed * kept) * per + seq_len * _indexer_keys_per_token(arch)
 
 
 def ssm_state_elements(arch: ModelPreset, *, tp: int = 1) -> int:

@@ -101,6 +101,13 @@ def tp_is_valid(arch: ModelPreset, tp: int) -> bool:
     return tp_problem(arch, tp) is None
 
 
+def _divisors(n: int) -> list[int]:
+    """Every divisor of ``n`` >= 1 (trial division up to its square root: a cluster of thousands
+    of GPUs has a few dozen, where scanning every stage count was the estimate's slowest step)."""
+    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
+    return small + [n // d for d in reversed(small) if d * d != n]
+
+
 def valid_tp_sizes(arch: ModelPreset, up_to: int) -> list[int]:
     """Every valid tensor-parallel size from 1 to ``up_to``, ascending."""
     return [t for t in range(1, max(1, up_to) + 1) if tp_is_valid(arch, t)]
@@ -173,8 +180,9 @@ def choose_layout(
         (
             (t, pp)
             for t in sizes
-            for pp in range(2, gpus // t + 1)
-            if gpus % (t * pp) == 0 and pp <= layers
+            if gpus % t == 0
+            for pp in _divisors(gpus // t)
+            if 2 <= pp <= layers
         ),
         key=lambda tp_pp: (tp_pp[0] * tp_pp[1], -tp_pp[0]),
     )

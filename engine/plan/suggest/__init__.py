@@ -54,7 +54,7 @@ from slotwise.engine.plan.suggest.candidates import (
     takes_per_server,
 )
 from slotwise.engine.plan.suggest.fill_in import default_memory_ratio, draw_estimate, psu_count_for
-from slotwise.engine.plan.suggest.placement import EXHAUSTIVE_SLOTS
+from slotwise.engine.plan.suggest.placement import EXHAUSTIVE_SLOTS, catalog_placer
 from slotwise.engine.plan.suggest.results import (
     OBJECTIVES,
     Constraints,
@@ -135,6 +135,7 @@ def suggest(
         evaluator=evaluator or default_evaluator(),
         arch=arch,
         memory_ratio=default_memory_ratio() if memory_ratio is None else memory_ratio,
+        placer=catalog_placer(catalog),
     )
     ctx.per_server_kw = takes_per_server(ctx.estimator)
     ctx.real = estimator is None and evaluator is None

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from slotwise.engine.build import BridgeFit
+from slotwise.engine.check.rules.context import engine_cache
 from slotwise.engine.check.rules.slots import card_fit_problems
 from slotwise.parts.catalog import Catalog
 from slotwise.parts.schema import Bridge, Chassis, Gpu, Nic, Slot
@@ -46,7 +47,9 @@ class Placer:
     """Enumerates every non-colliding set of GPU slots once per (chassis, card shape), scores them
     (full lanes, whole NVLink groups, balance across sockets and roots) and keeps the best per
     size.  Chassis have at most a few dozen slots and double-width cards halve the choices, so
-    exhaustive enumeration is exact and fast enough; results are cached per suggest() call."""
+    exhaustive enumeration is exact and fast enough.  The answers depend only on the chassis,
+    card and NIC records, so one Placer lives on each Catalog instance (:func:`catalog_placer`)
+    and every suggest() on that catalog shares it."""
 
     def __init__(self) -> None:
         self._cache: dict[tuple, dict[int, list[tuple[tuple, tuple[str, ...]]]]] = {}
@@ -151,6 +154,16 @@ class Placer:
         for k in best:
             best[k].sort()
         return best
+
+
+def catalog_placer(catalog: Catalog) -> Placer:
+    """The Placer kept in this catalog's engine cache (a new catalog, e.g. a user overlay, gets
+    its own: no slot set outlives the records it was derived from)."""
+    cache = engine_cache(catalog)
+    placer = cache.get("placer")
+    if not isinstance(placer, Placer):
+        placer = cache["placer"] = Placer()
+    return placer
 
 
 def place(
