@@ -18,17 +18,19 @@ from tests.fuzz_cases import KINDS, run_case
 
 pytestmark = pytest.mark.slow  # hundreds of generated bad inputs
 
-# The issue-29 kinds (state, control, flags) took their share from the others: 41 s in all.
+# The issue-29 kinds (state, control, flags) took their share from the others: 41 s in all until
+# the suite's 150 s goal (issue #30) cut it to 26 s, which still runs ~5,000 cases (the slowest
+# kinds, overlay and http, ~70 and ~20 on 2 cores); the long run is bench/fuzz.py.
 BUDGET_S = {
-    "bom": 7,
-    "overlay": 7,
-    "config": 5,
-    "autosave": 4,
-    "prices": 3,
-    "http": 5,
-    "state": 3,
-    "control": 4,
-    "flags": 3,
+    "bom": 4,
+    "overlay": 4,
+    "config": 3,
+    "autosave": 3,
+    "prices": 2,
+    "http": 3,
+    "state": 2,
+    "control": 3,
+    "flags": 2,
 }
 CASE_LIMIT_S = 30  # one case longer than this is a hang
 
