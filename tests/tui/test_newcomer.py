@@ -12,6 +12,7 @@ from tests.tui.tui_helpers import (
     goto,
     gpu_slots,
     keys_for,
+    paste,
     pick,
     screen_text,
     started,
@@ -126,7 +127,7 @@ async def test_a_config_path_replaces_the_preset_and_a_preset_replaces_the_confi
         config = form.query_one("#wl-config", Input)
         config.focus()
         await pilot.pause()
-        await pilot.press(*keys_for(cfg))
+        await paste(pilot, cfg)  # a long path: pasted, as a user would
         await pilot.pause()
         wl = app.editing.current.workload
         assert wl.config == cfg and wl.model is None

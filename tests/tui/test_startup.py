@@ -99,7 +99,7 @@ async def test_chooser_keys_are_on_one_hint_line_and_typing_postpones_the_load(
         return catalog
 
     monkeypatch.setattr(slotwise.parts.catalog, "load_catalog", slow_load)
-    monkeypatch.setattr("slotwise.tui.app.LOAD_AFTER_IDLE_S", 4.0)
+    monkeypatch.setattr("slotwise.tui.app.LOAD_AFTER_IDLE_S", 2.0)
     app = SlotwiseApp(state_dir=state_dir, clock=fixed_clock(FIXED_NOW), cursor_blink=False)
     app.animation_level = "none"
     async with app.run_test(size=(80, 24)) as pilot:
@@ -108,10 +108,10 @@ async def test_chooser_keys_are_on_one_hint_line_and_typing_postpones_the_load(
         bottom = screen_text(app)[-1]
         for key in ("Enter Choose", "F1 Help", "^Q Quit"):
             assert key in bottom, bottom
-        await pilot.pause(1.0)
-        for ch in "521g":  # 5 s of typing, each key restarts the 4 s wait: no load yet
+        await pilot.pause(0.5)
+        for ch in "521g":  # 2.5 s of typing, each key restarts the 2 s wait: no load yet
             await pilot.press(*keys_for(ch))
-            await pilot.pause(1.0)
+            await pilot.pause(0.5)
         assert not calls
         await pilot.press("enter")  # a choice: load now
         await pilot.pause(0.1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, OptionList, Select, Static
 
 from slotwise.engine.build import Build
 from slotwise.engine.workload import Workload
@@ -71,8 +71,15 @@ async def choose(pilot: Pilot, select_id: str, text: str) -> None:
 
 
 async def choose_chassis(pilot: Pilot, sku: str = CHASSIS) -> None:
-    assert isinstance(pilot.app.screen, ChassisChooser)
-    await pilot.press(*keys_for(sku.lower().removeprefix("sys-")))  # typing goes to the filter
+    """Type the SKU into the chooser's filter (typing on the list goes to the filter) until it
+    is the only match, then Enter."""
+    chooser = pilot.app.screen
+    assert isinstance(chooser, ChassisChooser)
+    listed = chooser.query_one("#chooser-list", OptionList)
+    for key in keys_for(sku.lower().removeprefix("sys-")):
+        await pilot.press(key)
+        if listed.option_count == 1 and listed.get_option_at_index(0).id == sku:
+            break
     await pilot.press("enter")
     await pilot.pause()
     assert isinstance(pilot.app.screen, BuildScreen)
