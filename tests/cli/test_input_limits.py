@@ -504,9 +504,9 @@ def faulty(monkeypatch, tmp_path):
 @pytest.mark.parametrize("route", ["trickle", "trickle-head", "silent"])
 def test_trickling_or_silent_hub_is_cut_off_at_the_total_deadline(faulty, route):
     t0 = time.monotonic()
-    with pytest.raises(HubError, match=r"did not answer within 1 s"):
-        finishes(lambda: fetch_config(f"{route}/model", timeout=1.0), 10)
-    assert time.monotonic() - t0 < 5  # deadline 1 s; was unbounded (45 s+)
+    with pytest.raises(HubError, match=r"did not answer within 0.4 s"):
+        finishes(lambda: fetch_config(f"{route}/model", timeout=0.4), 10)
+    assert time.monotonic() - t0 < 5  # deadline 0.4 s; was unbounded (45 s+)
 
 
 @pytest.mark.parametrize(
@@ -534,11 +534,11 @@ def test_zero_heads_from_the_hub_is_a_clear_error(faulty):
 def test_trickling_price_server_is_cut_off(faulty, monkeypatch):
     from slotwise.engine.cost import pricing
 
-    monkeypatch.setattr(pricing, "TIMEOUT_S", 1.0)
+    monkeypatch.setattr(pricing, "TIMEOUT_S", 0.4)
     t0 = time.monotonic()
-    with pytest.raises(PriceError, match="did not deliver the list within 1 s"):
+    with pytest.raises(PriceError, match="did not deliver the list within 0.4 s"):
         finishes(lambda: load_prices(f"{faulty.url}/trickle/p.toml"), 10)
-    assert time.monotonic() - t0 < 5  # deadline 1 s; was unbounded (45 s+)
+    assert time.monotonic() - t0 < 5  # deadline 0.4 s; was unbounded (45 s+)
     faulty.bodies["deep"] = b"[meta]\ncurrency='USD'\nx=" + b"[" * 5000 + b"]" * 5000
     with pytest.raises(PriceError, match="64 levels"):
         load_prices(f"{faulty.url}/body/deep")
