@@ -114,3 +114,22 @@ async def test_keys_held_for_a_modal_keep_their_order_when_focus_moves_first(mak
         await pilot.pause()
         await pilot.pause()
         assert field.value == "123"
+
+
+async def test_keys_typed_right_after_f4_reach_the_workload_form(make_app):
+    """F4 then "qwen" in one burst (a slow link delivers them together): the form is mounted and
+    focused on its first showing while the keys wait, so "q" searches the preset box instead of
+    asking to quit the build underneath."""
+    from textual.widgets import Select
+
+    from slotwise.tui.screens.build import BuildScreen
+
+    app = _inference_app(make_app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        _burst(app, ["f4", *"qwen"])
+        for _ in range(3):
+            await pilot.pause()
+        assert isinstance(app.screen, BuildScreen), type(app.screen).__name__
+        model = app.screen.query_one("#wl-model", Select)
+        assert model.query_one("SelectOverlay").border_title.startswith("search: qwen")

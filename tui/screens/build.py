@@ -52,12 +52,10 @@ class BuildScreen(AppScreen[None]):
                     yield FindingsList(id="findings")
             with TabPane("Budgets F3", id="budgets"), VerticalScroll():
                 yield BudgetsView(id="budgets-view")
-            with TabPane("Workload F4", id="workload"):
-                presets = [
-                    (f"{m.sku} — {m.name}", m.sku)
-                    for m in sorted(self.app.catalog.models.values(), key=lambda m: m.sku)
-                ]
-                yield WorkloadForm(presets, id="workload-form")
+            # The workload form (over a hundred widgets) is mounted when its tab is first
+            # shown (_mount_form): every other view, and every return from a dialog, restyles
+            # and walks a third of the widgets.
+            yield TabPane("Workload F4", id="workload")
             with TabPane("BOM F5", id="bom"), VerticalScroll():
                 yield BomView(id="bom-view")
         yield KeyHints(id="key-hints", context_for=_hint_context)
@@ -99,10 +97,11 @@ class BuildScreen(AppScreen[None]):
         if chassis is not None:
             cmap.show(chassis, build, app.catalog, report, marked, marked_parts)
         self.query_one(BudgetsView).show(report)
-        form = self.query_one(WorkloadForm)
-        if reload_form:
-            form.load(build.workload)
-        form.show_verdict(report, build.workload, self.form_problem)
+        form = self._form()
+        if form is not None:
+            if reload_form:
+                form.load(build.workload)
+            form.show_verdict(report, build.workload, self.form_problem)
         self.query_one(BomView).show(build, app.catalog, app.open_meta, report, app.pricing)
 
     # ------------------------------------------------------------------------- events
@@ -208,8 +207,28 @@ class BuildScreen(AppScreen[None]):
                 (edit,), edit.describe(), coalesce="workload", reload_form=False
             ):
                 return
-        form = self.query_one(WorkloadForm)
-        form.show_verdict(self.app.report, self.app.editing.current.workload, self.form_problem)
+        form = self._form()
+        if form is not None:
+            form.show_verdict(self.app.report, self.app.editing.current.workload, self.form_problem)
+
+    def _form(self) -> WorkloadForm | None:
+        """The workload form, once its tab has been shown (None before)."""
+        found = self.query(WorkloadForm)
+        return found.first() if found else None
+
+    async def _mount_form(self) -> None:
+        """Mount the workload form on first use, filled from the build as it is now."""
+        if self._form() is not None:
+            return
+        presets = [
+            (f"{m.sku} — {m.name}", m.sku)
+            for m in sorted(self.app.catalog.models.values(), key=lambda m: m.sku)
+        ]
+        form = WorkloadForm(presets, id="workload-form")
+        await self.query_one("#workload", TabPane).mount(form)
+        workload = self.app.editing.current.workload
+        form.load(workload)
+        form.show_verdict(self.app.report, workload, self.form_problem)
 
     def on_workload_form_fetch(self, event: WorkloadForm.Fetch) -> None:
         self.notify(f"Reading the model config {event.workload.config} …")
@@ -240,17 +259,19 @@ class BuildScreen(AppScreen[None]):
             self.notify(f"Model config read: {name}")
         self.app.recheck()
 
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane = event.pane.id
         if pane == "map":
             self.query_one(ChassisMap).focus()
         elif pane == "workload":
+            await self._mount_form()
             self.call_after_refresh(self._focus_form)
         else:  # budgets, BOM: arrows / PgUp / PgDn scroll the text
             event.pane.query_one(VerticalScroll).focus()
 
     def _focus_form(self) -> None:
         self.query_one("#wl-model").focus()
+        self.app.release_keys()
 
     # ------------------------------------------------------------------------- actions
     def action_show_tab(self, tab: str) -> None:
@@ -259,6 +280,11 @@ class BuildScreen(AppScreen[None]):
             if tab == "map":  # F2 on the map tab: back to the map from the findings
                 self.query_one(ChassisMap).focus()
             return
+        if tab == "workload":
+            # Keys typed right behind F4 wait for the form (mounted on first use) to take the
+            # focus, instead of acting on the map ("q" would ask to quit): released in
+            # _focus_form.
+            self.app.hold_keys()
         tabs.active = tab  # focus follows in on_tabbed_content_tab_activated
 
     def action_undo(self) -> None:
