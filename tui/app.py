@@ -261,13 +261,14 @@ class SlotwiseApp(App[int]):
             self._load()
 
     # ---------------------------------------------------------------- keys typed ahead of a modal
-    def hold_keys(self) -> None:
+    def hold_keys(self, at_most_s: float = 1.0) -> None:
         """A modal is about to open (the map's Enter posts a message; the picker is pushed
-        when the build screen handles it): keys that arrive meanwhile are kept for it instead
-        of acting on the screen underneath.  Released by the modal (or after 1 s at most)."""
+        when the build screen handles it), or a view that mounts on first use: keys that arrive
+        meanwhile are kept for it instead of acting on the screen underneath.  Released by the
+        modal or view (or after ``at_most_s``, so a key is never lost)."""
         self._held_keys: list[tuple[str, str | None]] = []
         self._holding = True
-        self.set_timer(1.0, self.release_keys)
+        self.set_timer(at_most_s, self.release_keys)
 
     def keep_typed_ahead(self, key: str, character: str | None) -> bool:
         """True (and the key kept) while a modal is opening."""
