@@ -122,12 +122,18 @@ async def set_input(pilot: Pilot, inp: Input, text: str) -> None:
 
 
 async def paste(pilot: Pilot, text: str) -> None:
-    """Send ``text`` as a terminal's bracketed paste, through the driver like a key press."""
+    """Send ``text`` as a terminal's bracketed paste, through the driver and with the same
+    waits as the Pilot's key press (idle, animations, idle), then a pause."""
+    from textual._wait import wait_for_idle
+
     event = events.Paste(text)
     event.set_sender(pilot.app)
     driver = pilot.app._driver
     assert driver is not None
     driver.send_message(event)
+    await wait_for_idle(0)
+    await pilot.app.animator.wait_until_complete()
+    await wait_for_idle(0)
     await pilot.pause()
 
 
