@@ -609,6 +609,7 @@ def _tune(m: str, method: str, gpu: str, gpus: int, total_tps: float, **extra: A
         seq_len=2048,
         micro_batch=2,
         grad_checkpointing=True,
+        compile=True,  # the README's note: "torch compile enabled" for every row
         trainer="torchtune",  # its profile: bf16 weights and optimizer state, no fp32 master
     )
     if method in ("lora", "qlora"):
