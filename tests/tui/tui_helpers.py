@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual import events
+from textual._wait import wait_for_idle
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
@@ -124,8 +125,6 @@ async def set_input(pilot: Pilot, inp: Input, text: str) -> None:
 async def paste(pilot: Pilot, text: str) -> None:
     """Send ``text`` as a terminal's bracketed paste, through the driver and with the same
     waits as the Pilot's key press (idle, animations, idle), then a pause."""
-    from textual._wait import wait_for_idle
-
     event = events.Paste(text)
     event.set_sender(pilot.app)
     driver = pilot.app._driver

@@ -99,9 +99,7 @@ class BuildScreen(AppScreen[None]):
         self.query_one(BudgetsView).show(report)
         form = self._form()
         if form is not None:
-            if reload_form:
-                form.load(build.workload)
-            form.show_verdict(report, build.workload, self.form_problem)
+            self._fill_form(form, reload=reload_form)
         self.query_one(BomView).show(build, app.catalog, app.open_meta, report, app.pricing)
 
     # ------------------------------------------------------------------------- events
@@ -209,7 +207,7 @@ class BuildScreen(AppScreen[None]):
                 return
         form = self._form()
         if form is not None:
-            form.show_verdict(self.app.report, self.app.editing.current.workload, self.form_problem)
+            self._fill_form(form, reload=False)
 
     def _form(self) -> WorkloadForm | None:
         """The workload form, once its tab has been shown (None before)."""
@@ -226,8 +224,13 @@ class BuildScreen(AppScreen[None]):
         ]
         form = WorkloadForm(presets, id="workload-form")
         await self.query_one("#workload", TabPane).mount(form)
+        self._fill_form(form, reload=True)
+
+    def _fill_form(self, form: WorkloadForm, *, reload: bool) -> None:
+        """The build's workload into the form (``reload``) and its verdict beside it."""
         workload = self.app.editing.current.workload
-        form.load(workload)
+        if reload:
+            form.load(workload)
         form.show_verdict(self.app.report, workload, self.form_problem)
 
     def on_workload_form_fetch(self, event: WorkloadForm.Fetch) -> None:
